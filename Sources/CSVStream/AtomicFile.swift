@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why an output could not be written (exit 73).
+public struct OutputError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): cannot write: \(reason)" }
+
+    static func fromErrno(_ path: String) -> OutputError {
+        OutputError(path: path, reason: String(cString: strerror(errno)))
+    }
+}
+
+/// An output file that appears whole or not at all: bytes go to a hidden temporary file beside the
+/// target (mode 0600 by default: rosters hold personal data), which `commit()` fsyncs and renames.
+/// Dropping it uncommitted removes the temporary file. Counts bytes and hashes them as it goes.
+public final class AtomicFile {
+    public let path: String
+    private let temporaryPath: String
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private let hasher = SHA256Hasher()
+    public private(set) var byteCount = 0
+    private var done = false
+
+    public init(path: String, mode: mode_t = 0o600) throws(OutputError) {
+        self.path = path
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        temporaryPath = "\(directory)/.\(name).\(getpid()).tmp"
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw .fromErrno(path) }
+        fchmod(descriptor, mode)
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit {
+        if !done {
+            close(descriptor)
+            unlink(temporaryPath)
+        }
+    }
+
+    /// Appends bytes, flushing to disk in 64 KiB blocks.
+    public func write(_ bytes: [UInt8]) throws(OutputError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    public func write(_ text: String) throws(OutputError) {
+        try write(Array(text.utf8))
+    }
+
+    private func flush() throws(OutputError) {
+        var offset = 0
+        let failed: Bool = buffer.withUnsafeBytes { bytes in
+            hasher.update(bytes)
+            while offset < bytes.count {
+                let n = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                offset += n
+            }
+            return false
+        }
+        if failed { throw .fromErrno(path) }
+        byteCount += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Makes the file appear under its name; returns its size and SHA-256.
+    @discardableResult
+    public func commit() throws(OutputError) -> (bytes: Int, sha256: String) {
+        try flush()
+        guard fsync(descriptor) == 0 else { throw .fromErrno(path) }
+        close(descriptor)
+        done = true
+        guard rename(temporaryPath, path) == 0 else {
+            let error = OutputError.fromErrno(path)
+            unlink(temporaryPath)
+            throw error
+        }
+        return (byteCount, hasher.finalizeHex())
+    }
+}

@@ -1,0 +1,109 @@
+import CSVStream
+import PostgresClient
+
+/// One versioned schema change, compiled into the binary so a deployed `crubatch` carries its schema.
+public struct Migration: Sendable {
+    public let version: Int
+    public let name: String
+    public let sql: String
+
+    /// SHA-256 of the SQL: an applied migration whose text changed is refused.
+    public var checksum: String {
+        let hasher = SHA256Hasher()
+        hasher.update(Array(sql.utf8))
+        return hasher.finalizeHex()
+    }
+
+    /// Every migration, in order.
+    public static let all: [Migration] = [dataModel]
+}
+
+/// A migration as recorded in the database (or not yet applied).
+public struct MigrationStatus: Sendable, Equatable {
+    public let version: Int
+    public let name: String
+    public let appliedAt: String?
+    public let checksumMatches: Bool
+}
+
+/// Applies migrations in one transaction under an advisory lock and records them in `schema_migrations`.
+public struct Migrator {
+    static let lockKey: Int64 = 0x6372_7562_0001
+
+    let connection: PostgresConnection
+    let migrations: [Migration]
+
+    public init(connection: PostgresConnection, migrations: [Migration] = Migration.all) {
+        self.connection = connection
+        self.migrations = migrations
+    }
+
+    /// Applies what is pending; returns the migrations applied (none the second time).
+    public func migrate() throws -> [Migration] {
+        try connection.transaction {
+            try connection.query("select pg_advisory_xact_lock($1)", [String(Self.lockKey)])
+            try ensureTable()
+            let applied = try appliedChecksums()
+            try verify(applied)
+            let pending = migrations.filter { applied[$0.version] == nil }
+            for migration in pending {
+                try connection.execute(migration.sql)
+                try connection.query(
+                    "insert into schema_migrations (version, name, checksum) values ($1, $2, $3)",
+                    [String(migration.version), migration.name, migration.checksum])
+            }
+            return pending
+        }
+    }
+
+    /// Every known migration with whether and when it was applied.
+    public func status() throws -> [MigrationStatus] {
+        let exists = try connection.query("select to_regclass('schema_migrations') is not null").scalar == "t"
+        var applied: [Int: (String, String)] = [:]
+        if exists {
+            let result = try connection.query(
+                "select version, checksum, to_char(applied_at, 'YYYY-MM-DD HH24:MI:SS TZ') from schema_migrations")
+            for row in result.rows { applied[Int(row[0]!)!] = (row[1]!, row[2]!) }
+        }
+        return migrations.map { migration in
+            let record = applied[migration.version]
+            return MigrationStatus(version: migration.version, name: migration.name, appliedAt: record?.1,
+                                   checksumMatches: record.map { $0.0 == migration.checksum } ?? true)
+        }
+    }
+
+    /// Fails unless every migration has been applied (commands other than `migrate` need the schema).
+    public func requireCurrent() throws {
+        let pending = try status().filter { $0.appliedAt == nil }
+        if !pending.isEmpty {
+            throw CruBatchError.schemaOutOfDate(pending: pending.map(\.version))
+        }
+    }
+
+    private func ensureTable() throws {
+        try connection.execute("""
+            create table if not exists schema_migrations (
+                version integer primary key,
+                name text not null,
+                checksum text not null,
+                applied_at timestamptz not null default now()
+            )
+            """)
+    }
+
+    private func appliedChecksums() throws -> [Int: String] {
+        var applied: [Int: String] = [:]
+        for row in try connection.query("select version, checksum from schema_migrations").rows {
+            applied[Int(row[0]!)!] = row[1]!
+        }
+        return applied
+    }
+
+    private func verify(_ applied: [Int: String]) throws {
+        for migration in migrations {
+            if let checksum = applied[migration.version], checksum != migration.checksum {
+                throw CruBatchError.migrationChanged(version: migration.version, name: migration.name)
+            }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import PostgresClient
+
+/// What `crubatch status` shows: rows per table, the latest import runs, and the notification outbox.
+public struct StatusReport: Sendable {
+    public struct TableCount: Sendable, Equatable {
+        public let table: String
+        public let rows: Int
+    }
+
+    public let tables: [TableCount]
+    public let notifications: [String: Int]
+    public let deadNotifications: [String]
+
+    public static let tables = [
+        "campuses", "ministries", "people", "ministry_teams", "community_groups", "memberships", "events",
+        "summer_missions", "resources", "notifications", "import_runs",
+    ]
+
+    public static func load(from connection: PostgresConnection) throws -> StatusReport {
+        try Migrator(connection: connection).requireCurrent()
+        let countsSQL = tables.map { "select '\($0)' as t, count(*) as n from \($0)" }.joined(separator: " union all ")
+        let counts = try connection.query(countsSQL).rows.map { TableCount(table: $0[0]!, rows: Int($0[1]!)!) }
+        var byStatus: [String: Int] = [:]
+        for row in try connection.query("select status, count(*) from notifications group by status").rows {
+            byStatus[row[0]!] = Int(row[1]!)!
+        }
+        let dead = try connection.query("""
+            select n.id || ': to ' || p.email || ' after ' || n.attempts || ' attempts: ' || coalesce(n.last_error, '')
+            from notifications n join people p on p.id = n.recipient_id
+            where n.status = 'dead' order by n.id limit 20
+            """).rows.map { $0[0]! }
+        return StatusReport(tables: counts, notifications: byStatus, deadNotifications: dead)
+    }
+
+    /// The report as aligned text for a terminal.
+    public var text: String {
+        var lines = ["table              rows"]
+        for count in tables {
+            lines.append(count.table.rightPadded(to: 17) + String(count.rows).leftPadded(to: 7))
+        }
+        lines.append("")
+        let order = ["pending", "failed", "sent", "skipped", "dead"]
+        lines.append("notifications: " + order.map { "\(notifications[$0, default: 0]) \($0)" }.joined(separator: ", "))
+        for line in deadNotifications { lines.append("  dead \(line)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+
+    func rightPadded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,2 @@
+/// Sends email over SMTP with libcurl.
+public enum Mailer {}

@@ -1,0 +1,292 @@
+import Foundation
+import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The rows of a query, as text (libpq's text format), read by row and column.
+public struct QueryResult: Sendable {
+    public let columns: [String]
+    public let rows: [[String?]]
+    /// Rows affected by INSERT/UPDATE/DELETE (PQcmdTuples), 0 otherwise.
+    public let affectedRows: Int
+
+    public subscript(row: Int, column: String) -> String? {
+        guard let index = columns.firstIndex(of: column) else { return nil }
+        return rows[row][index]
+    }
+
+    /// The first column of the first row (for `select count(*)` and the like).
+    public var scalar: String? { rows.first?.first ?? nil }
+}
+
+/// A notification received on a channel this connection LISTENs to.
+public struct PostgresNotification: Sendable, Equatable {
+    public let channel: String
+    public let payload: String
+    public let processID: Int32
+}
+
+/// One libpq connection: parameterised queries, transactions, advisory locks, streaming COPY in and
+/// out (CSV), and LISTEN/NOTIFY. Not thread-safe: one connection per task.
+public final class PostgresConnection {
+    private let handle: OpaquePointer
+    private let password: String?
+    /// `host:port` (or socket directory) as libpq resolved it, for messages.
+    public let endpoint: String
+
+    /// Connects with a URL or key=value string; the empty string means libpq's defaults (PG* variables).
+    public init(_ connection: String, applicationName: String = "crubatch") throws(PostgresError) {
+        password = ConnectionString.password(in: connection)
+        let keywords = ["dbname", "application_name", "client_encoding", "connect_timeout", "options"]
+        let values = [connection, applicationName, "UTF8", "10", "-c client_min_messages=warning"]
+        let handle = withCStringArray(keywords) { keywordPointers in
+            withCStringArray(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let handle else { throw PostgresError(kind: .connection, message: "out of memory") }
+        self.handle = handle
+        let host = PQhost(handle).map { String(cString: $0) } ?? "localhost"
+        let port = PQport(handle).map { String(cString: $0) } ?? "5432"
+        endpoint = host.hasPrefix("/") ? "\(host) (socket), port \(port)" : "\(host):\(port)"
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let reason = Self.firstLine(String(cString: PQerrorMessage(handle)))
+            throw PostgresError(kind: .connection, message: scrub("cannot connect to PostgreSQL at \(endpoint): \(reason)"))
+        }
+    }
+
+    deinit { PQfinish(handle) }
+
+    // MARK: Queries
+
+    /// Runs one statement with `$1, $2 ...` parameters (text; nil is NULL) and returns its rows.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> QueryResult {
+        let result = withOptionalCStringArray(parameters) { values in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        return try consume(result)
+    }
+
+    /// Runs a script of several statements without parameters (migrations).
+    public func execute(_ sql: String) throws(PostgresError) {
+        _ = try consume(PQexec(handle, sql))
+    }
+
+    /// Runs `body` in a transaction: COMMIT if it returns, ROLLBACK if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Takes a session advisory lock if it is free; false if another session holds it.
+    public func tryAdvisoryLock(_ key: Int64) throws(PostgresError) -> Bool {
+        try query("select pg_try_advisory_lock($1)", [String(key)]).scalar == "t"
+    }
+
+    /// Waits for a session advisory lock.
+    public func advisoryLock(_ key: Int64) throws(PostgresError) {
+        try query("select pg_advisory_lock($1)", [String(key)])
+    }
+
+    public func advisoryUnlock(_ key: Int64) throws(PostgresError) {
+        try query("select pg_advisory_unlock($1)", [String(key)])
+    }
+
+    // MARK: COPY
+
+    /// Streams rows into `COPY ... FROM STDIN`: `body` calls the sender with chunks of data in the
+    /// COPY's format. Returns the number of rows copied.
+    @discardableResult
+    public func copyIn(_ sql: String, _ body: (CopyInSender) throws -> Void) throws -> Int {
+        let start = PQexec(handle, sql)
+        guard PQresultStatus(start) == PGRES_COPY_IN else {
+            _ = try consume(start)
+            throw PostgresError(kind: .copy, message: "\(sql) did not start a COPY FROM STDIN")
+        }
+        PQclear(start)
+        let sender = CopyInSender(handle: handle)
+        do {
+            try body(sender)
+        } catch {
+            PQputCopyEnd(handle, "aborted by client")
+            drainResults()
+            throw error
+        }
+        guard PQputCopyEnd(handle, nil) == 1 else { throw failure(.copy) }
+        var copied = 0
+        while let result = PQgetResult(handle) {
+            copied = Int(String(cString: PQcmdTuples(result))) ?? copied
+            _ = try consume(result, keepDraining: false)
+        }
+        return copied
+    }
+
+    /// Streams `COPY ... TO STDOUT`, handing each chunk (usually one row) to `body`. Returns rows copied.
+    @discardableResult
+    public func copyOut(_ sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let start = PQexec(handle, sql)
+        guard PQresultStatus(start) == PGRES_COPY_OUT else {
+            _ = try consume(start)
+            throw PostgresError(kind: .copy, message: "\(sql) did not start a COPY TO STDOUT")
+        }
+        PQclear(start)
+        var buffer: UnsafeMutablePointer<CChar>?
+        var bodyError: Error?
+        while true {
+            let length = PQgetCopyData(handle, &buffer, 0)
+            if length > 0, let chunk = buffer {
+                if bodyError == nil {
+                    do { try body(UnsafeRawBufferPointer(start: chunk, count: Int(length))) } catch { bodyError = error }
+                }
+                PQfreemem(chunk)
+                continue
+            }
+            if length == -2 { throw failure(.copy) }
+            break
+        }
+        var copied = 0
+        while let result = PQgetResult(handle) {
+            copied = Int(String(cString: PQcmdTuples(result))) ?? copied
+            _ = try consume(result, keepDraining: false)
+        }
+        if let bodyError { throw bodyError }
+        return copied
+    }
+
+    // MARK: LISTEN / NOTIFY
+
+    public func listen(_ channel: String) throws(PostgresError) {
+        try execute("LISTEN \(quoteIdentifier(channel))")
+    }
+
+    /// Waits up to `timeout` seconds for notifications; returns those received (maybe none).
+    public func waitForNotifications(timeout: Double) throws(PostgresError) -> [PostgresNotification] {
+        var received = drainNotifications()
+        if !received.isEmpty { return received }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { throw failure(.connection) }
+        var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, Int32(timeout * 1000))
+        if ready > 0 {
+            guard PQconsumeInput(handle) == 1 else { throw failure(.connection) }
+            received = drainNotifications()
+        }
+        return received
+    }
+
+    private func drainNotifications() -> [PostgresNotification] {
+        PQconsumeInput(handle)
+        var received: [PostgresNotification] = []
+        while let notice = PQnotifies(handle) {
+            received.append(PostgresNotification(channel: String(cString: notice.pointee.relname),
+                                                 payload: String(cString: notice.pointee.extra),
+                                                 processID: notice.pointee.be_pid))
+            PQfreemem(notice)
+        }
+        return received
+    }
+
+    // MARK: Quoting
+
+    /// A safely double-quoted identifier (libpq's PQescapeIdentifier).
+    public func quoteIdentifier(_ name: String) -> String {
+        guard let escaped = PQescapeIdentifier(handle, name, name.utf8.count) else { return "\"\"" }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
+    }
+
+    // MARK: Results and errors
+
+    private func consume(_ result: OpaquePointer?, keepDraining: Bool = true) throws(PostgresError) -> QueryResult {
+        guard let result else { throw failure(.query) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            let columnCount = Int(PQnfields(result))
+            let rowCount = Int(PQntuples(result))
+            let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+            var rows: [[String?]] = []
+            rows.reserveCapacity(rowCount)
+            for row in 0..<Int32(rowCount) {
+                rows.append((0..<Int32(columnCount)).map { column in
+                    PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                })
+            }
+            return QueryResult(columns: columns, rows: rows, affectedRows: Int(String(cString: PQcmdTuples(result))) ?? 0)
+        default:
+            let error = resultError(result)
+            if keepDraining { drainResults() }
+            throw error
+        }
+    }
+
+    private func resultError(_ result: OpaquePointer) -> PostgresError {
+        func field(_ code: Character) -> String? {
+            PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+        }
+        let state = field("C")
+        let message = field("M") ?? Self.firstLine(String(cString: PQresultErrorMessage(result)))
+        let kind: PostgresError.Kind = state == "55P03" ? .lockNotAvailable
+            : PQstatus(handle) == CONNECTION_OK ? .query : .connection
+        return PostgresError(kind: kind, sqlState: state, message: scrub(message),
+                             detail: field("D").map(scrub), hint: field("H"))
+    }
+
+    private func drainResults() {
+        while let result = PQgetResult(handle) { PQclear(result) }
+    }
+
+    private func failure(_ kind: PostgresError.Kind) -> PostgresError {
+        let reason = Self.firstLine(String(cString: PQerrorMessage(handle)))
+        let lost = PQstatus(handle) != CONNECTION_OK
+        return PostgresError(kind: lost ? .connection : kind,
+                             message: scrub(lost ? "lost the connection to PostgreSQL at \(endpoint): \(reason)" : reason))
+    }
+
+    private func scrub(_ text: String) -> String {
+        guard let password, !password.isEmpty else { return text }
+        return text.replacingOccurrences(of: password, with: "***")
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: "; ")
+    }
+}
+
+/// Sends data for an ongoing `COPY ... FROM STDIN`.
+public struct CopyInSender {
+    fileprivate let handle: OpaquePointer
+
+    public func send(_ bytes: [UInt8]) throws(PostgresError) {
+        let status = bytes.withUnsafeBytes { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
+        }
+        guard status == 1 else {
+            throw PostgresError(kind: .copy, message: String(cString: PQerrorMessage(handle)))
+        }
+    }
+}
+
+private func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    let pointers: [UnsafePointer<CChar>?] = duplicates.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+private func withOptionalCStringArray<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    let duplicates = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { duplicates.forEach { free($0) } }
+    let pointers: [UnsafePointer<CChar>?] = duplicates.map { $0.map { UnsafePointer($0) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+}

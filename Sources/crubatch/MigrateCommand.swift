@@ -1,0 +1,56 @@
+import ArgumentParser
+import CruBatch
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply the schema migrations built into crubatch (safe to re-run).",
+        discussion: """
+        Pending migrations run in one transaction under an advisory lock and are recorded in
+        schema_migrations with a checksum. A second run changes nothing. A migration whose text
+        changed after it was applied is refused.
+
+        Example:
+          crubatch migrate
+          crubatch migrate --status
+        """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @Flag(help: "List the migrations and whether each is applied; change nothing.")
+    var status = false
+
+    func run() throws {
+        try runReportingErrors {
+            let connection = try database.connect()
+            let migrator = Migrator(connection: connection)
+            if status {
+                for migration in try migrator.status() {
+                    let state = migration.appliedAt.map { "applied \($0)" } ?? "pending"
+                    let warning = migration.checksumMatches ? "" : "  CHANGED since applied"
+                    printLine("\(String(migration.version).leftZeroPadded(4))  \(migration.name.rightPadded(24))  \(state)\(warning)")
+                }
+                return .ok
+            }
+            let applied = try migrator.migrate()
+            if applied.isEmpty {
+                printLine("schema is up to date (\(Migration.all.count) migrations applied)")
+            } else {
+                for migration in applied { printLine("applied \(migration.version): \(migration.name)") }
+            }
+            return .ok
+        }
+    }
+}
+
+extension String {
+    func rightPadded(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
+
+extension String {
+    func leftZeroPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

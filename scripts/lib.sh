@@ -1,0 +1,31 @@
+# Shared helpers for crubatch's scripts. Source it; it defines functions only.
+
+CRUBATCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Runs a command as root: directly when we are root, else through sudo.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Installs the Debian packages given that are not installed yet (apt-get update once, quietly).
+ensure_packages() {
+    local missing=()
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "installing: ${missing[*]}" >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# Everything the build, the tests and the demo need from Debian.
+CRUBATCH_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev postgresql python3-aiosmtpd time)
+
+# Makes sure the Swift toolchain is on PATH.
+ensure_swift() {
+    if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+        export PATH=/opt/swift/usr/bin:$PATH
+    fi
+    command -v swift >/dev/null 2>&1 || { echo "swift is not installed (expected on PATH or in /opt/swift)" >&2; exit 69; }
+}
