@@ -1,0 +1,34 @@
+import CSVStream
+
+/// How `import` and `validate` treat a file (DESIGN.md section 2, import options).
+public struct ImportOptions: Sendable {
+    /// What happens to the good rows when some rows are bad.
+    public enum OnError: String, Sendable, CaseIterable {
+        /// Nothing is written if any row is bad.
+        case abort
+        /// Good rows load; bad rows go to the rejects file.
+        case skip
+    }
+
+    /// What an empty cell means when it updates an existing row.
+    public enum Blank: String, Sendable, CaseIterable {
+        /// Keep the stored value.
+        case keep
+        /// Erase the stored value.
+        case clear
+    }
+
+    public var dryRun = false
+    /// Validate only: check everything, write nothing, record no run.
+    public var validateOnly = false
+    public var onError: OnError = .abort
+    public var maxErrors: Int?
+    public var rejectsPath: String?
+    public var delimiter: UInt8?
+    public var encoding: TextEncoding = .utf8
+    public var blank: Blank = .keep
+    /// Wait for another import of the same kind to finish instead of exiting 75.
+    public var waitForLock = false
+
+    public init() {}
+}

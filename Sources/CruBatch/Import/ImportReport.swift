@@ -1,0 +1,103 @@
+import CSVStream
+import Foundation
+
+/// Counts for one file of an import.
+public struct KindCounts: Sendable, Codable, Equatable {
+    public var kind: Kind
+    public var file: String
+    public var read = 0
+    public var inserted = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var rejected = 0
+    public var seconds = 0.0
+    public var runID: Int?
+
+    public init(kind: Kind, file: String) {
+        self.kind = kind
+        self.file = file
+    }
+}
+
+/// The outcome of `import` or `validate`: counts per file, every diagnostic, and what was written.
+public struct ImportReport: Sendable, Codable {
+    public enum Outcome: String, Sendable, Codable {
+        /// Everything loaded (or would have, in a dry run).
+        case loaded
+        /// Good rows loaded, bad rows rejected (`--on-error skip`).
+        case partiallyLoaded = "partially-loaded"
+        /// Bad rows: nothing was written.
+        case rejected
+        /// A file could not be read at all: nothing was written.
+        case unreadable
+    }
+
+    public var files: [KindCounts] = []
+    public var diagnostics: [Diagnostic] = []
+    public var dryRun = false
+    public var validateOnly = false
+    public var outcome: Outcome = .loaded
+    /// True when `--max-errors` stopped the checks early.
+    public var stoppedEarly = false
+
+    public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
+    public var warningCount: Int { diagnostics.count - errorCount }
+
+    /// The exit status DESIGN.md section 2 gives this outcome.
+    public var exitStatus: ExitStatus {
+        switch outcome {
+        case .loaded: .ok
+        case .partiallyLoaded, .rejected: .rejected
+        case .unreadable: .dataError
+        }
+    }
+
+    /// Whether rows were actually written to the database.
+    public var wrote: Bool { !dryRun && !validateOnly && (outcome == .loaded || outcome == .partiallyLoaded) }
+
+    /// The per-file summary table for stdout.
+    public var summaryTable: String {
+        let would = !wrote
+        let headers = ["kind", "read", would ? "would insert" : "inserted", would ? "would update" : "updated",
+                       "unchanged", "rejected", "seconds"]
+        var rows = files.map { counts in
+            [counts.kind.rawValue, String(counts.read), String(counts.inserted), String(counts.updated),
+             String(counts.unchanged), String(counts.rejected), String(format: "%.2f", counts.seconds)]
+        }
+        if files.count > 1 {
+            let sum = { (path: KeyPath<KindCounts, Int>) in String(files.reduce(0) { $0 + $1[keyPath: path] }) }
+            rows.append(["total", sum(\.read), sum(\.inserted), sum(\.updated), sum(\.unchanged), sum(\.rejected),
+                         String(format: "%.2f", files.reduce(0) { $0 + $1.seconds })])
+        }
+        let widths = headers.indices.map { column in ([headers] + rows).map { $0[column].count }.max()! }
+        let render = { (cells: [String]) in
+            cells.enumerated().map { column, cell in
+                column == 0 ? cell.rightPadded(to: widths[column]) : cell.leftPadded(to: widths[column])
+            }.joined(separator: "  ")
+        }
+        var lines = [render(headers)] + rows.map(render)
+        lines.append(verdict)
+        return lines.joined(separator: "\n")
+    }
+
+    /// One sentence saying what happened to the database.
+    public var verdict: String {
+        let problems = "\(errorCount) error\(errorCount == 1 ? "" : "s"), \(warningCount) warning\(warningCount == 1 ? "" : "s")"
+        switch outcome {
+        case .unreadable: return "\(problems): the file could not be read; nothing was written"
+        case .rejected: return "\(problems)\(stoppedEarly ? " (stopped at --max-errors)" : ""): nothing was written"
+        case .partiallyLoaded:
+            return "\(problems): good rows \(dryRun ? "would be" : "were") loaded, bad rows rejected"
+        case .loaded:
+            if validateOnly { return "\(problems): the file is valid (nothing was written)" }
+            return dryRun ? "\(problems): dry run, nothing was written" : "\(problems): loaded"
+        }
+    }
+
+    /// The report as one JSON document for scripts.
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}

@@ -1,0 +1,144 @@
+import CSVStream
+import Foundation
+import PostgresClient
+
+/// Runs `import` and `validate`: every file of one load in one transaction, under an advisory lock
+/// per kind, recorded in `import_runs` (except `validate`, which never writes).
+public struct Importer {
+    let connection: PostgresConnection
+    let options: ImportOptions
+    var progress: ((ImportProgress) -> Void)?
+
+    public init(connection: PostgresConnection, options: ImportOptions, progress: ((ImportProgress) -> Void)? = nil) {
+        self.connection = connection
+        self.options = options
+        self.progress = progress
+    }
+
+    /// One file to load.
+    public struct Source: Sendable {
+        public let kind: Kind
+        public let path: String
+
+        public init(kind: Kind, path: String) {
+            self.kind = kind
+            self.path = path
+        }
+    }
+
+    /// The files of a folder that `import --dir` recognises, in dependency order.
+    public static func sources(inDirectory directory: String) throws -> [Source] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CruBatchError.fileNotFound(directory)
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        let found = names.compactMap { name in Kind(fileName: name).map { ($0, name) } }
+        guard !found.isEmpty else {
+            throw CruBatchError.usage("\(directory) holds none of: \(Kind.allCases.map(\.fileName).joined(separator: ", "))")
+        }
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        return found.sorted { Kind.allCases.firstIndex(of: $0.0)! < Kind.allCases.firstIndex(of: $1.0)! }
+            .map { Source(kind: $0.0, path: base + $0.1) }
+    }
+
+    static func lockKey(_ kind: Kind) -> Int64 { 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: kind)!) }
+
+    public func run(_ sources: [Source]) throws -> ImportReport {
+        for source in sources where !FileManager.default.fileExists(atPath: source.path) {
+            throw CruBatchError.fileNotFound(source.path)
+        }
+        try Migrator(connection: connection).requireCurrent()
+        try connection.execute("set time zone 'UTC'")
+        let kinds = Array(Set(sources.map(\.kind)))
+        try lock(kinds)
+        defer { for kind in kinds { try? connection.advisoryUnlock(Self.lockKey(kind)) } }
+
+        var report = ImportReport()
+        report.dryRun = options.dryRun
+        report.validateOnly = options.validateOnly
+        let runIDs = options.validateOnly ? [] : try sources.map(startRun)
+        var results: [KindLoadResult] = []
+        do {
+            try connection.execute("begin")
+            var budget = options.maxErrors ?? Int.max
+            for source in sources {
+                let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options,
+                                        errorBudget: budget, progress: progress)
+                let result = try loader.load(path: source.path, displayName: source.path)
+                budget -= result.diagnostics.filter { $0.severity == .error }.count
+                results.append(result)
+                if result.fatal || result.stoppedEarly || budget <= 0 { break }
+            }
+            report.outcome = Self.outcome(of: results, onError: options.onError)
+            report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
+            let keep = !options.dryRun && !options.validateOnly
+                && (report.outcome == .loaded || report.outcome == .partiallyLoaded)
+            try connection.execute(keep ? "commit" : "rollback")
+        } catch {
+            try? connection.execute("rollback")
+            for id in runIDs { try? finishRun(id, result: nil, status: "failed", error: String(describing: error)) }
+            throw error
+        }
+        for (index, result) in results.enumerated() {
+            var counts = result.counts
+            if !runIDs.isEmpty {
+                counts.runID = runIDs[index]
+                try finishRun(runIDs[index], result: result, status: Self.runStatus(report.outcome), error: nil)
+            }
+            report.files.append(counts)
+            report.diagnostics += result.diagnostics
+        }
+        for id in runIDs.dropFirst(results.count) {
+            try finishRun(id, result: nil, status: "failed", error: "not loaded: an earlier file failed")
+        }
+        if let rejectsPath = options.rejectsPath {
+            try RejectsWriter(options: options).write(results: results, sources: sources, to: rejectsPath)
+        }
+        return report
+    }
+
+    static func outcome(of results: [KindLoadResult], onError: ImportOptions.OnError) -> ImportReport.Outcome {
+        if results.contains(where: \.fatal) { return .unreadable }
+        let errors = results.contains { $0.diagnostics.contains { $0.severity == .error } }
+        if !errors { return .loaded }
+        return onError == .skip ? .partiallyLoaded : .rejected
+    }
+
+    private static func runStatus(_ outcome: ImportReport.Outcome) -> String {
+        switch outcome {
+        case .loaded, .partiallyLoaded: "succeeded"
+        case .rejected: "rejected"
+        case .unreadable: "failed"
+        }
+    }
+
+    private func lock(_ kinds: [Kind]) throws {
+        for kind in kinds {
+            if options.waitForLock {
+                try connection.advisoryLock(Self.lockKey(kind))
+            } else if try !connection.tryAdvisoryLock(Self.lockKey(kind)) {
+                throw CruBatchError.lockHeld("another import of \(kind.rawValue)")
+            }
+        }
+    }
+
+    private func startRun(_ source: Source) throws -> Int {
+        let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"]
+            ?? String(getuid())
+        let row = try connection.query("""
+            insert into import_runs (kind, file_name, dry_run, os_user) values ($1, $2, $3, $4) returning id
+            """, [source.kind.rawValue, source.path, options.dryRun ? "true" : "false", user])
+        return Int(row.scalar ?? "0") ?? 0
+    }
+
+    private func finishRun(_ id: Int, result: KindLoadResult?, status: String, error: String?) throws {
+        let counts = result?.counts
+        try connection.query("""
+            update import_runs set status = $2, sha256 = $3, rows_read = $4, rows_inserted = $5, rows_updated = $6,
+                rows_unchanged = $7, rows_rejected = $8, error = $9, finished_at = now()
+            where id = $1
+            """, [String(id), status, result?.sha256, String(counts?.read ?? 0), String(counts?.inserted ?? 0),
+                  String(counts?.updated ?? 0), String(counts?.unchanged ?? 0), String(counts?.rejected ?? 0), error])
+    }
+}

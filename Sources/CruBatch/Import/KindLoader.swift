@@ -1,0 +1,131 @@
+import CSVStream
+import Foundation
+import PostgresClient
+
+/// Progress of one file, for the progress line on a terminal.
+public struct ImportProgress: Sendable {
+    public let kind: Kind
+    public let rows: Int
+    public let bytesRead: Int
+    public let fileSize: Int
+}
+
+/// What loading one file inside the import transaction found and did.
+struct KindLoadResult {
+    var counts: KindCounts
+    var diagnostics: [Diagnostic] = []
+    var rejectedLines: Set<Int> = []
+    var fatal = false
+    var stoppedEarly = false
+    var sha256: String?
+}
+
+/// Loads one file into its kind's table inside an open transaction: streams the validated rows
+/// into a temp staging table with COPY, runs the database checks (duplicates, references, time
+/// zones, capacity) as set-based queries, then merges what is good.
+struct KindLoader {
+    let spec: KindSpec
+    let connection: PostgresConnection
+    let options: ImportOptions
+    var errorBudget: Int
+    var progress: ((ImportProgress) -> Void)?
+
+    func load(path: String, displayName: String) throws -> KindLoadResult {
+        let started = Date()
+        var result = try loadTimed(path: path, displayName: displayName)
+        result.counts.seconds = Date().timeIntervalSince(started)
+        return result
+    }
+
+    private func loadTimed(path: String, displayName: String) throws -> KindLoadResult {
+        var result = KindLoadResult(counts: KindCounts(kind: spec.kind, file: displayName))
+        let reader = try CSVReader(path: path, options: CSVReader.Options(
+            displayName: displayName, delimiter: options.delimiter, encoding: options.encoding))
+        let table: CSVTableReader
+        let mapping: HeaderMapping
+        do throws(Diagnostic) {
+            table = try CSVTableReader(reader: reader)
+            mapping = try HeaderMapping(header: table.header, spec: spec, file: displayName)
+        } catch {
+            result.diagnostics.append(error)
+            result.fatal = true
+            return result
+        }
+        result.diagnostics += table.takeWarnings() + mapping.warnings
+
+        let encoder = StagingEncoder(spec: spec)
+        try connection.execute(encoder.createTableSQL)
+        defer { try? connection.execute("drop table if exists stage") }
+        do {
+            try stream(table: table, mapping: mapping, encoder: encoder, into: &result)
+        } catch let diagnostic as Diagnostic {
+            result.diagnostics += table.takeWarnings()
+            result.diagnostics.append(diagnostic)
+            result.fatal = true
+            return result
+        }
+        result.diagnostics += table.takeWarnings()
+        result.sha256 = reader.sha256Hex
+        try connection.execute("analyze stage")
+
+        let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: displayName)
+        for diagnostic in try checks.run() {
+            result.diagnostics.append(diagnostic)
+            result.rejectedLines.insert(diagnostic.line)
+        }
+        result.counts.rejected = result.rejectedLines.count
+        if !result.rejectedLines.isEmpty {
+            try connection.query("delete from stage where line = any($1::int[])",
+                                 ["{" + result.rejectedLines.map(String.init).joined(separator: ",") + "}"])
+        }
+        try merge(into: &result.counts)
+        result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
+        return result
+    }
+
+    /// Reads every row, validates it in Swift and COPYs the good ones into the staging table.
+    private func stream(table: CSVTableReader, mapping: HeaderMapping, encoder: StagingEncoder,
+                        into result: inout KindLoadResult) throws {
+        let validator = RowValidator(spec: spec, mapping: mapping, file: table.reader.displayName)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 17)
+        var errors = 0
+        try connection.copyIn(encoder.copySQL) { sender in
+            while let row = try table.next() {
+                result.counts.read += 1
+                switch validator.validate(row) {
+                case .success(let values):
+                    encoder.append(line: row.line, values: values, to: &buffer)
+                    if buffer.count >= 1 << 16 {
+                        try sender.send(buffer)
+                        buffer.removeAll(keepingCapacity: true)
+                    }
+                case .failure(let rejection):
+                    result.rejectedLines.insert(rejection.line)
+                    result.diagnostics += rejection.diagnostics
+                    errors += rejection.diagnostics.count
+                }
+                if result.counts.read & 4095 == 0 {
+                    progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.reader.bytesRead,
+                                             fileSize: table.reader.fileSize))
+                }
+                if errors >= errorBudget {
+                    result.stoppedEarly = true
+                    break
+                }
+            }
+            try sender.send(buffer)
+        }
+        progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.reader.bytesRead,
+                                 fileSize: table.reader.fileSize))
+    }
+
+    private func merge(into counts: inout KindCounts) throws {
+        let staged = Int(try connection.query("select count(*) from stage").scalar ?? "0") ?? 0
+        let sql = MergeSQL(spec: spec, blank: options.blank)
+        counts.updated = Int(try connection.query(sql.update).scalar ?? "0") ?? 0
+        counts.inserted = Int(try connection.query(sql.insert).scalar ?? "0") ?? 0
+        for statement in sql.listSync { try connection.execute(statement) }
+        counts.unchanged = staged - counts.inserted - counts.updated
+    }
+}

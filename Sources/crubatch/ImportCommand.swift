@@ -1,0 +1,174 @@
+import ArgumentParser
+import CruBatch
+import CSVStream
+import Foundation
+
+/// Options `import` and `validate` share: how to read the file and how to report.
+struct ReadOptions: ParsableArguments {
+    @Option(help: "Field delimiter: , ; or TAB (default: sniffed from the header line).")
+    var delimiter: String?
+
+    @Option(help: "Text encoding of the file: utf-8 or windows-1252.")
+    var encoding: String = "utf-8"
+
+    @Option(help: "Report format: text (summary table + diagnostics) or json (one document on stdout).")
+    var format: ReportFormat = .text
+
+    func apply(to options: inout ImportOptions) throws {
+        if let delimiter {
+            switch delimiter {
+            case ",", "comma": options.delimiter = UInt8(ascii: ",")
+            case ";", "semicolon": options.delimiter = UInt8(ascii: ";")
+            case "\t", "\\t", "tab", "TAB": options.delimiter = UInt8(ascii: "\t")
+            default: throw ValidationError("--delimiter must be , ; or TAB (got \"\(delimiter)\")")
+            }
+        }
+        guard let encoding = TextEncoding(rawValue: encoding.lowercased()) else {
+            throw ValidationError("--encoding must be utf-8 or windows-1252 (got \"\(encoding)\")")
+        }
+        options.encoding = encoding
+    }
+}
+
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Validate a CSV file and load it (insert new rows, update changed ones).",
+        discussion: """
+        KIND is one of: \(Kind.acceptedList). The file's header names the columns
+        (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work).
+        Rows are matched on their natural key (code, email or url) and the whole load is one
+        transaction: by default nothing is written if any row is bad.
+
+        Examples:
+          crubatch import groups groups.csv --dry-run
+          crubatch import students students.csv --on-error skip --rejects rejects.csv
+          crubatch import --dir fixtures/central-coast
+          crubatch import leaders leaders.csv --encoding windows-1252
+
+        Exit codes: 0 loaded; 1 rows rejected; 65 unreadable file; 66 no such file;
+        69 database unavailable; 75 another import of the kind is running.
+        """
+    )
+
+    @Argument(help: "The kind of data (\(Kind.acceptedList)).")
+    var kind: Kind?
+
+    @Argument(help: "The CSV file.")
+    var file: String?
+
+    @Option(help: "Load every known file (campuses.csv, groups.csv, ...) in DIR in dependency order, in one transaction.")
+    var dir: String?
+
+    @Flag(help: "Check everything against the database, report what would change, write nothing.")
+    var dryRun = false
+
+    @Option(help: "abort: write nothing if any row is bad; skip: load good rows, reject bad ones (exit 1).")
+    var onError: OnErrorChoice = .abort
+
+    @Option(help: "Stop after N errors.")
+    var maxErrors: Int?
+
+    @Option(help: "Write rejected rows with their errors to this CSV (a folder with --dir); fix and import it.")
+    var rejects: String?
+
+    @Option(help: "keep: a blank cell leaves the stored value alone; clear: a blank cell erases it.")
+    var blank: BlankChoice = .keep
+
+    @Flag(help: "Wait for another import of the same kind to finish instead of exiting 75.")
+    var wait = false
+
+    @OptionGroup var read: ReadOptions
+    @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        if dir == nil && (kind == nil || file == nil) {
+            throw ValidationError("give KIND and FILE, or --dir DIR")
+        }
+        if dir != nil && (kind != nil || file != nil) {
+            throw ValidationError("--dir loads a whole folder; do not also give KIND and FILE")
+        }
+        if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
+    }
+
+    func run() throws {
+        var options = ImportOptions()
+        options.dryRun = dryRun
+        options.onError = onError.value
+        options.maxErrors = maxErrors
+        options.rejectsPath = rejects
+        options.blank = blank.value
+        options.waitForLock = wait
+        try read.apply(to: &options)
+        try runReportingErrors {
+            let sources = try dir.map(Importer.sources(inDirectory:)) ?? [Importer.Source(kind: kind!, path: file!)]
+            return try runImport(sources, options: options, format: read.format, database: database)
+        }
+    }
+}
+
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Run every check import makes, against the file and the database, and write nothing.",
+        discussion: """
+        Diagnostics name the file, line and column, e.g.
+          groups.csv:14:2: error[unknown-reference]: ministry "epik" does not exist (did you mean "epic"?)
+
+        Exit codes: 0 valid (warnings allowed); 1 invalid rows; 65 unreadable file; 66 no such file.
+        """
+    )
+
+    @Argument(help: "The kind of data (\(Kind.acceptedList)).")
+    var kind: Kind
+
+    @Argument(help: "The CSV file.")
+    var file: String
+
+    @OptionGroup var read: ReadOptions
+    @OptionGroup var database: DatabaseOptions
+
+    func run() throws {
+        var options = ImportOptions()
+        options.validateOnly = true
+        try read.apply(to: &options)
+        try runReportingErrors {
+            try runImport([Importer.Source(kind: kind, path: file)], options: options, format: read.format, database: database)
+        }
+    }
+}
+
+/// Runs an import or validation and prints its report: diagnostics to stderr, summary to stdout.
+func runImport(_ sources: [Importer.Source], options: ImportOptions, format: ReportFormat,
+               database: DatabaseOptions) throws -> ExitStatus {
+    let connection = try database.connect()
+    let progress = ProgressLine()
+    let importer = Importer(connection: connection, options: options,
+                            progress: progress.isEnabled ? { progress.show($0) } : nil)
+    let report = try importer.run(sources)
+    progress.clear()
+    switch format {
+    case .json:
+        printLine(report.json())
+    case .text:
+        for diagnostic in report.diagnostics { printError(diagnostic.rendered) }
+        printLine(report.summaryTable)
+    }
+    return report.exitStatus
+}
+
+extension Kind: ExpressibleByArgument {}
+
+enum OnErrorChoice: String, ExpressibleByArgument, CaseIterable {
+    case abort, skip
+    var value: ImportOptions.OnError { self == .abort ? .abort : .skip }
+}
+
+enum BlankChoice: String, ExpressibleByArgument, CaseIterable {
+    case keep, clear
+    var value: ImportOptions.Blank { self == .keep ? .keep : .clear }
+}
