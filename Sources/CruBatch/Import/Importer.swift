@@ -50,7 +50,8 @@ public struct Importer {
         }
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
-        let kinds = Array(Set(sources.map(\.kind)))
+        // Validation writes nothing, so it takes no lock and can run beside an import.
+        let kinds = options.validateOnly ? [] : Array(Set(sources.map(\.kind)))
         try lock(kinds)
         defer { for kind in kinds { try? connection.advisoryUnlock(Self.lockKey(kind)) } }
 

@@ -15,7 +15,7 @@ public struct Migration: Sendable {
     }
 
     /// Every migration, in order.
-    public static let all: [Migration] = [dataModel]
+    public static let all: [Migration] = [dataModel, outbox]
 }
 
 /// A migration as recorded in the database (or not yet applied).

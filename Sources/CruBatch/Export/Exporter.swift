@@ -1,0 +1,201 @@
+import CSVStream
+import Foundation
+import PostgresClient
+
+/// Where an export goes: a file written atomically (mode 0600), or standard output.
+public enum ExportDestination {
+    case file(String)
+    case standardOutput
+}
+
+/// What one exported file holds, for the summary and the nightly manifest.
+public struct ExportedFile: Sendable, Codable, Equatable {
+    public var file: String
+    public var rows: Int
+    public var bytes: Int
+    public var sha256: String
+}
+
+/// Streams kinds, rosters and calendars out of the database in deterministic order.
+public struct Exporter {
+    let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) throws {
+        self.connection = connection
+        try Migrator(connection: connection).requireCurrent()
+        try connection.execute("set time zone 'UTC'")
+    }
+
+    /// A kind in exactly the format `import` reads (export -> import changes nothing).
+    public func exportKind(_ kind: Kind, to destination: ExportDestination) throws -> ExportedFile {
+        try copyCSV(KindSpec.of(kind).exportSQL, parameters: [], to: destination)
+    }
+
+    /// One row per member: the group, its leaders' contacts, the member. Cells that a spreadsheet
+    /// would run as a formula are neutralised.
+    public func exportRosterCSV(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
+        let (condition, parameters) = scope.condition
+        let columns = Self.rosterColumns.map { "csv_safe((\($0.expression))::text) as \($0.name)" }.joined(separator: ", ")
+        return try copyCSV("select \(columns) \(Self.rosterFrom) where \(condition) \(Self.rosterOrder)",
+                           parameters: parameters, to: destination)
+    }
+
+    /// The roster as one JSON document: groups, each with its leaders and members.
+    public func exportRosterJSON(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
+        let (condition, parameters) = scope.condition
+        let sql = """
+            select coalesce(jsonb_pretty(jsonb_build_object('groups', coalesce(jsonb_agg(grp order by grp->>'code'), '[]'::jsonb))), '{}')
+            from (
+                select jsonb_build_object(
+                    'code', g.code, 'name', g.name, 'ministry', mi.code, 'campus', c.code, 'day', g.meeting_day,
+                    'time', to_char(g.meeting_time, 'HH24:MI'), 'location', g.location,
+                    'leaders', (\(Self.leadersJSON)),
+                    'members', coalesce((select jsonb_agg(jsonb_build_object(
+                        'first_name', p.first_name, 'last_name', p.last_name, 'email', p.email, 'phone', p.phone,
+                        'school_year', p.school_year, 'status', m.status,
+                        'joined_at', to_char(m.joined_at, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+                        order by p.last_name, p.first_name, p.email)
+                        from memberships m join people p on p.id = m.person_id where m.group_id = g.id), '[]'::jsonb)
+                ) as grp
+                from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
+                where \(condition)
+            ) groups
+            """
+        let text = (try connection.query(sql, parameters).scalar ?? "{}") + "\n"
+        let rows = try connection.query("select count(*) \(Self.rosterFrom) where \(condition)", parameters).scalar
+        return try write(Array(text.utf8), rows: Int(rows ?? "0") ?? 0, to: destination)
+    }
+
+    /// The codes of every group in a scope, in order (one roster file per group in `nightly`).
+    public func groupCodes(_ scope: ExportScope = .everything) throws -> [String] {
+        let (condition, parameters) = scope.condition
+        return try connection.query("""
+            select g.code from community_groups g join ministries mi on mi.id = g.ministry_id
+            join campuses c on c.id = mi.campus_id where \(condition) order by g.code
+            """, parameters).rows.compactMap { $0[0] }
+    }
+
+    /// Fails with a clear message when a scope names a group, ministry or campus that does not exist.
+    public func requireExists(_ scope: ExportScope) throws {
+        let table: String, code: String
+        switch scope {
+        case .everything: return
+        case .group(let value): (table, code) = ("community_groups", value)
+        case .ministry(let value): (table, code) = ("ministries", value)
+        case .campus(let value): (table, code) = ("campuses", value)
+        }
+        if try connection.query("select 1 from \(table) where code = $1", [code.lowercased()]).rows.isEmpty {
+            throw CruBatchError.usage("no \(scope.label): check the code (see `crubatch export \(table == "community_groups" ? "groups" : table)`)")
+        }
+    }
+
+    private static let rosterColumns: [(name: String, expression: String)] = [
+        ("group_code", "g.code"), ("group_name", "g.name"), ("day", "g.meeting_day"),
+        ("time", "to_char(g.meeting_time, 'HH24:MI')"), ("location", "g.location"),
+        ("leader_names", leaderList("l.first_name || ' ' || l.last_name")),
+        ("leader_emails", leaderList("l.email")), ("leader_phones", leaderList("l.phone")),
+        ("first_name", "p.first_name"), ("last_name", "p.last_name"), ("email", "p.email"), ("phone", "p.phone"),
+        ("school_year", "p.school_year"), ("status", "m.status"),
+        ("joined_at", "to_char(m.joined_at, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"),
+    ]
+
+    private static func leaderList(_ expression: String) -> String {
+        "select string_agg(\(expression), '; ' order by gl.position, l.email) from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = g.id"
+    }
+
+    private static let leadersJSON = """
+        select coalesce(jsonb_agg(jsonb_build_object('name', l.first_name || ' ' || l.last_name, 'email', l.email,
+            'phone', l.phone) order by gl.position, l.email), '[]'::jsonb)
+        from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = g.id
+        """
+
+    private static let rosterFrom = """
+        from memberships m join community_groups g on g.id = m.group_id join people p on p.id = m.person_id
+        join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
+        """
+
+    private static let rosterOrder = "order by g.code, p.last_name, p.first_name, p.email"
+
+    /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the destination.
+    private func copyCSV(_ query: String, parameters: [String?], to destination: ExportDestination) throws -> ExportedFile {
+        let sink = try ExportSink(destination)
+        let inlined = try inline(query, parameters)
+        let rows = try connection.copyOut("copy (\(inlined)) to stdout (format csv, header)") { chunk in
+            try sink.writeRow(chunk)
+        }
+        return try sink.finish(rows: rows)
+    }
+
+    private func write(_ bytes: [UInt8], rows: Int, to destination: ExportDestination) throws -> ExportedFile {
+        let sink = try ExportSink(destination)
+        try sink.write(bytes)
+        return try sink.finish(rows: rows)
+    }
+
+    /// COPY takes no parameters: substitute `$1` with a safely quoted literal.
+    private func inline(_ query: String, _ parameters: [String?]) throws -> String {
+        var text = query
+        for (index, parameter) in parameters.enumerated().reversed() {
+            let literal = try connection.query("select quote_nullable($1::text)", [parameter]).scalar ?? "null"
+            text = text.replacingOccurrences(of: "$\(index + 1)", with: literal)
+        }
+        return text
+    }
+}
+
+/// Bytes on their way to a file (atomic, 0600) or stdout; turns COPY's LF row ends into CRLF.
+final class ExportSink {
+    private let file: AtomicFile?
+    private let path: String
+    private var pending: [UInt8] = []
+    private var bytes = 0
+    private let hasher = SHA256Hasher()
+
+    init(_ destination: ExportDestination) throws {
+        switch destination {
+        case .file(let path):
+            self.path = path
+            file = try AtomicFile(path: path)
+        case .standardOutput:
+            path = "-"
+            file = nil
+        }
+    }
+
+    /// One COPY row: its final LF becomes CRLF (LFs inside quoted cells are data and stay).
+    func writeRow(_ chunk: UnsafeRawBufferPointer) throws {
+        if chunk.last == 0x0A {
+            pending.append(contentsOf: chunk.dropLast())
+            pending.append(contentsOf: [0x0D, 0x0A])
+        } else {
+            pending.append(contentsOf: chunk)
+        }
+        if pending.count >= 1 << 16 { try flush() }
+    }
+
+    func write(_ data: [UInt8]) throws {
+        pending.append(contentsOf: data)
+        try flush()
+    }
+
+    private func flush() throws {
+        bytes += pending.count
+        if let file {
+            try file.write(pending)
+        } else {
+            hasher.update(pending)
+            FileHandle.standardOutput.write(Data(pending))
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Header rows are not counted: COPY reports data rows only.
+    func finish(rows: Int) throws -> ExportedFile {
+        try flush()
+        if let file {
+            let (size, digest) = try file.commit()
+            return ExportedFile(file: path, rows: rows, bytes: size, sha256: digest)
+        }
+        return ExportedFile(file: path, rows: rows, bytes: bytes, sha256: hasher.finalizeHex())
+    }
+}

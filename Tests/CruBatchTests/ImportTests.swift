@@ -1,0 +1,225 @@
+import CruBatch
+import Foundation
+import PostgresClient
+import Testing
+
+@Suite("import")
+struct ImportTests {
+
+    @Test("import --dir loads central-coast; running it again inserts and updates nothing")
+    func loadCentralCoastTwice() throws {
+        let database = try TestDatabase()
+        let first = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("0 errors"))
+        #expect(try database.count("select count(*) from campuses") >= 3)
+        #expect(try database.count("select count(*) from ministries") >= 8)
+        #expect(try database.count("select count(*) from people where is_leader") >= 40)
+        #expect(try database.count("select count(*) from people where not is_leader") >= 500)
+        #expect(try database.count("select count(*) from community_groups") >= 30)
+        #expect(try database.count("select count(*) from group_leaders") >= 30)
+        #expect(try database.count("select count(*) from memberships") > 0)
+        #expect(try database.count("select count(*) from import_runs where status = 'succeeded'") == 10)
+        let stamps = try database.connect().query("select max(updated_at)::text from people").scalar
+
+        let second = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--format", "json"])
+        #expect(second.status == 0)
+        let report = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as! [String: Any]
+        let files = report["files"] as! [[String: Any]]
+        #expect(files.count == 10)
+        for file in files {
+            #expect(file["inserted"] as? Int == 0, "\(file)")
+            #expect(file["updated"] as? Int == 0, "\(file)")
+            #expect(file["unchanged"] as? Int == file["read"] as? Int)
+        }
+        #expect(try database.connect().query("select max(updated_at)::text from people").scalar == stamps)
+    }
+
+    @Test("values are normalised on the way in")
+    func normalisedValues() throws {
+        let database = try LoadedDatabase.get()
+        let connection = try database.connect()
+        #expect(try database.count("select count(*) from people where phone !~ '^\\+1[2-9][0-9]{9}$'") == 0)
+        #expect(try database.count("select count(*) from people where email <> lower(email)") == 0)
+        #expect(try database.count("select count(*) from community_groups where meeting_day is null") == 0)
+        let time = try connection.query("select to_char(meeting_time, 'HH24:MI') from community_groups where code = 'cp-small-tue'").scalar
+        #expect(time == "19:00")
+    }
+
+    private func writeFile(_ text: String, name: String = "students.csv") throws -> String {
+        let path = try TestEnvironment.temporaryDirectory() + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private static let oneBadRow = """
+        email,first_name,last_name,phone,school_year
+        amy.good@example.edu,Amy,Good,(805) 555-0101,1
+        ben.bad@example.edu,Ben,Bad,555-12,2
+        cal.good@example.edu,Cal,Good,805-555-0102,3
+
+        """
+
+    @Test("one bad row: abort writes nothing; skip loads the rest and the fixed rejects file imports")
+    func badRowAbortSkipAndRejects() throws {
+        let database = try TestDatabase()
+        let path = try writeFile(Self.oneBadRow)
+        let before = try database.tableCounts()
+
+        let aborted = try database.run(["import", "students", path])
+        #expect(aborted.status == 1)
+        #expect(aborted.stderr.contains("\(path):3:4: error[invalid-phone]"))
+        #expect(aborted.stdout.contains("nothing was written"))
+        #expect(try database.tableCounts() == before)
+        #expect(try database.count("select count(*) from import_runs where status = 'rejected'") == 1)
+
+        let rejects = try TestEnvironment.temporaryDirectory() + "/r.csv"
+        let skipped = try database.run(["import", "students", path, "--on-error", "skip", "--rejects", rejects])
+        #expect(skipped.status == 1)
+        #expect(try database.count("select count(*) from people where email in ('amy.good@example.edu', 'cal.good@example.edu')") == 2)
+        #expect(try database.count("select count(*) from people where email = 'ben.bad@example.edu'") == 0)
+        let rejected = try String(contentsOfFile: rejects, encoding: .utf8)
+        #expect(rejected == "email,first_name,last_name,phone,school_year,error_line,error_code,error_message\r\n"
+            + "ben.bad@example.edu,Ben,Bad,555-12,2,3,invalid-phone,phone: not a valid phone number\r\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: rejects)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        try rejected.replacingOccurrences(of: "555-12", with: "(805) 555-0177").write(toFile: rejects, atomically: true, encoding: .utf8)
+        let fixed = try database.run(["import", "students", rejects])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(try database.connect().query("select phone from people where email = 'ben.bad@example.edu'").scalar == "+18055550177")
+    }
+
+    @Test("--dry-run reports what would change and writes nothing")
+    func dryRun() throws {
+        let database = try TestDatabase()
+        let before = try database.tableCounts()
+        let result = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--dry-run"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("would insert"))
+        #expect(result.stdout.contains("dry run, nothing was written"))
+        #expect(try database.tableCounts() == before)
+        #expect(try database.count("select count(*) from import_runs where dry_run") == 10)
+    }
+
+    @Test("--max-errors stops early")
+    func maxErrors() throws {
+        let database = try TestDatabase()
+        var text = "email,first_name,last_name\n"
+        for index in 0..<50 { text += "bad\(index)@@x,First,Last\n" }
+        let result = try database.run(["import", "students", try writeFile(text), "--max-errors", "5"])
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").filter { $0.contains("error[invalid-email]") }.count == 5)
+        #expect(result.stdout.contains("stopped at --max-errors"))
+    }
+
+    @Test("--blank keep leaves stored values; --blank clear erases them")
+    func blankCells() throws {
+        let database = try TestDatabase()
+        _ = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,805-555-0111\n")])
+        let keep = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n")])
+        #expect(keep.status == 0)
+        #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").scalar == "+18055550111")
+        #expect(keep.stdout.contains("students     1         0        0          1"))
+        let clear = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n"),
+                                      "--blank", "clear"])
+        #expect(clear.status == 0)
+        #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").scalar == nil)
+    }
+
+    @Test("an update touches only changed rows")
+    func updateCounts() throws {
+        let database = try TestDatabase()
+        _ = try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,One\nb@x.edu,B,Two\n")])
+        let result = try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,One\nB@X.edu,Bea,Two\nc@x.edu,C,Three\n"),
+                                       "--format", "json"])
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        let file = (report["files"] as! [[String: Any]])[0]
+        #expect(file["inserted"] as? Int == 1)
+        #expect(file["updated"] as? Int == 1)
+        #expect(file["unchanged"] as? Int == 1)
+        #expect(try database.connect().query("select first_name from people where email = 'b@x.edu'").scalar == "Bea")
+    }
+
+    @Test("Excel exports: BOM + CRLF + Title Case, semicolons, Windows-1252")
+    func excelExports() throws {
+        let database = try TestDatabase()
+        let bom = try database.run(["import", "campuses", TestEnvironment.fixture("excel/bom-crlf/campuses.csv")])
+        #expect(bom.status == 0, "\(bom.stderr)")
+        #expect(bom.stdout.contains("campuses     2         2"))
+        let semicolon = try database.run(["import", "leaders", TestEnvironment.fixture("excel/semicolon/leaders.csv")])
+        #expect(semicolon.status == 0, "\(semicolon.stderr)")
+        #expect(try database.count("select count(*) from people where is_leader") == 3)
+
+        let windows = TestEnvironment.fixture("excel/windows-1252/students.csv")
+        let refused = try database.run(["import", "students", windows])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("error[encoding-error]"))
+        #expect(refused.stderr.contains("--encoding windows-1252"))
+        let accepted = try database.run(["import", "students", windows, "--encoding", "windows-1252"])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(try database.count("select count(*) from people where not is_leader and (first_name || last_name) ~ '[éñáíóúü]'") >= 1)
+    }
+
+    @Test("a missing file exits 66; a bad kind exits 64")
+    func missingFile() throws {
+        let database = try TestDatabase()
+        let result = try database.run(["import", "groups", "/nonexistent/groups.csv"])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("/nonexistent/groups.csv: no such file"))
+    }
+
+    @Test("a second import of the same kind exits 75 while the first holds the lock")
+    func concurrentImportLocked() throws {
+        let database = try TestDatabase()
+        let holder = try database.connect()
+        let key = 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: .students)!)
+        #expect(try holder.tryAdvisoryLock(key))
+        let result = try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,B\n")])
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("another import of students"))
+        try holder.advisoryUnlock(key)
+        #expect(try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,B\n")]).status == 0)
+    }
+
+    @Test("SIGKILL in the middle of a large import leaves the database exactly as before")
+    func killedImportLeavesNothing() throws {
+        let database = try TestDatabase()
+        _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        let before = try database.tableCounts()
+        var text = "email,first_name,last_name,phone,school_year\n"
+        text.reserveCapacity(12_000_000)
+        for index in 0..<200_000 { text += "kill\(index)@example.edu,First\(index),Last,805-555-\(1000 + index % 9000),\(1 + index % 5)\n" }
+        let path = try writeFile(text)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
+        process.arguments = ["import", "students", path]
+        process.environment = ["DATABASE_URL": database.url, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the import is inside its transaction, streaming rows.
+        let watcher = try database.connect()
+        var streaming = false
+        for _ in 0..<200 where !streaming {
+            let state = try watcher.query("""
+                select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'
+                and state <> 'idle' and query ilike 'copy stage%'
+                """).scalar
+            streaming = state != "0"
+            if !streaming { usleep(25_000) }
+        }
+        #expect(streaming, "the import never reached COPY")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        // The server notices the dead client and rolls back; wait for its session to go.
+        for _ in 0..<200 {
+            if try watcher.query("select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'").scalar == "0" { break }
+            usleep(25_000)
+        }
+        #expect(try database.tableCounts() == before)
+        #expect(try database.count("select count(*) from people where email like 'kill%'") == 0)
+    }
+}

@@ -1,0 +1,44 @@
+import CSVStream
+import Foundation
+import Testing
+
+/// Every validation code of DESIGN.md section 4 has a folder in fixtures/invalid with one file and
+/// an `expected` file (exit, line, column). Each is validated against a database holding central-coast.
+@Suite("invalid fixtures")
+struct InvalidFixtureTests {
+    static let codes = DiagnosticCode.allCases.map(\.rawValue)
+
+    @Test("every validation code has a fixture")
+    func everyCodeHasAFixture() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: TestEnvironment.fixture("invalid"))
+        for code in Self.codes { #expect(folders.contains(code), "no fixture for \(code)") }
+    }
+
+    @Test("validate reports the code on the expected line and column, and writes nothing", arguments: codes)
+    func fixture(code: String) throws {
+        let folder = TestEnvironment.fixture("invalid/\(code)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".csv") }
+        let file = try #require(files.first)
+        let kind = String(file.dropLast(4))
+        var expected: [String: Int] = [:]
+        for line in try String(contentsOfFile: folder + "/expected", encoding: .utf8).split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2 { expected[String(parts[0])] = Int(parts[1]) }
+        }
+        let database = try LoadedDatabase.get()
+        let before = try database.tableCounts()
+        let path = folder + "/" + file
+        let result = try database.run(["validate", kind, path])
+        #expect(result.status == Int32(expected["exit"] ?? -1), "\(code): \(result.stderr)")
+        let location = expected["column"].flatMap { $0 == 0 ? nil : $0 }.map { ":\($0)" } ?? ""
+        let prefix = "\(path):\(expected["line"] ?? -1)\(location): "
+        let line = result.stderr.split(separator: "\n").first { $0.contains("[\(code)]") }
+        #expect(line?.hasPrefix(prefix) == true, "\(code): expected \(prefix)… in\n\(result.stderr)")
+        #expect(try database.tableCounts() == before)
+
+        let json = try database.run(["validate", kind, path, "--format", "json"])
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let diagnostics = document?["diagnostics"] as? [[String: Any]] ?? []
+        #expect(diagnostics.contains { $0["code"] as? String == code && $0["line"] as? Int == expected["line"] })
+    }
+}

@@ -1,0 +1,92 @@
+import CruBatch
+import Foundation
+import PostgresClient
+import Testing
+
+@Suite("migrate and status")
+struct MigrateTests {
+    @Test("migrate applies every migration once; the second run changes nothing")
+    func migrateTwice() throws {
+        let admin = try PostgresConnection(try TestEnvironment.adminURL())
+        let name = "crubatch_test_migrate_" + String(UUID().uuidString.prefix(8)).lowercased()
+        try admin.execute("create database \(name)")
+        defer { try? admin.execute("drop database if exists \(name) with (force)") }
+        let url = try TestDatabase.url(for: name)
+
+        let first = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("applied 1: data model"))
+        let connection = try PostgresConnection(url)
+        let tables = try connection.query("select count(*) from pg_tables where schemaname = 'public'").scalar
+        let migrations = try connection.query("select count(*) from schema_migrations").scalar
+
+        let second = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("up to date"))
+        #expect(try connection.query("select count(*) from pg_tables where schemaname = 'public'").scalar == tables)
+        #expect(try connection.query("select count(*) from schema_migrations").scalar == migrations)
+        #expect(migrations == String(Migration.all.count))
+
+        let status = try CommandResult.run(["migrate", "--status"], environment: ["DATABASE_URL": url])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("0001  data model"))
+        #expect(status.stdout.contains("applied"))
+    }
+
+    @Test("a migration changed after it was applied is refused")
+    func changedMigrationRefused() throws {
+        let database = try TestDatabase()
+        try database.connect().query("update schema_migrations set checksum = 'tampered' where version = 1")
+        let result = try database.run(["migrate"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("migration 1 (data model) was changed"))
+    }
+
+    @Test("status counts rows per table")
+    func statusCounts() throws {
+        let database = try LoadedDatabase.get()
+        let result = try database.run(["status"])
+        #expect(result.status == 0)
+        let campuses = try database.count("select count(*) from campuses")
+        #expect(result.stdout.contains("campuses" + String(repeating: " ", count: 24 - 8 - String(campuses).count) + String(campuses)))
+        #expect(result.stdout.contains("notifications:"))
+    }
+
+    @Test("an unreachable database exits 69 naming host and port, never the password")
+    func unreachableDatabase() throws {
+        let result = try CommandResult.run(["status", "--database-url", "postgresql://bob:s3cret@127.0.0.1:1/cru"])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("127.0.0.1"))
+        #expect(result.stderr.contains("port 1") || result.stderr.contains(":1"))
+        #expect(!result.stderr.contains("s3cret"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("a database without the schema asks for migrate")
+    func schemaMissing() throws {
+        let admin = try PostgresConnection(try TestEnvironment.adminURL())
+        let name = "crubatch_test_empty_" + String(UUID().uuidString.prefix(8)).lowercased()
+        try admin.execute("create database \(name)")
+        defer { try? admin.execute("drop database if exists \(name) with (force)") }
+        let result = try CommandResult.run(["status"], environment: ["DATABASE_URL": try TestDatabase.url(for: name)])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("crubatch migrate"))
+    }
+
+    @Test("--help teaches, --version answers, completions generate")
+    func helpVersionCompletions() throws {
+        let help = try CommandResult.run(["--help"])
+        #expect(help.status == 0)
+        for command in ["migrate", "import", "validate", "export", "status"] { #expect(help.stdout.contains(command)) }
+        #expect(help.stdout.contains("Exit codes"))
+        let version = try CommandResult.run(["--version"])
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == CruBatchVersion.current)
+        let bash = try CommandResult.run(["--generate-completion-script", "bash"])
+        #expect(bash.status == 0)
+        #expect(bash.stdout.contains("complete"))
+        let zsh = try CommandResult.run(["--generate-completion-script", "zsh"])
+        #expect(zsh.stdout.contains("#compdef"))
+        let usage = try CommandResult.run(["import", "nonsense", "x.csv"])
+        #expect(usage.status == 64)
+    }
+}
