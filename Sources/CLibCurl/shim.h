@@ -25,4 +25,21 @@ typedef size_t (*crubatch_curl_read_callback)(char *buffer, size_t size, size_t 
 static inline CURLcode crubatch_curl_set_read_function(CURL *curl, crubatch_curl_read_callback callback) {
     return curl_easy_setopt(curl, CURLOPT_READFUNCTION, callback);
 }
+
+/* Mailer: the debug callback (to capture the server's replies), curl_easy_getinfo (variadic) and
+   curl_global_init with CURL_GLOBAL_DEFAULT (a macro Swift may not import). */
+
+typedef int (*crubatch_curl_debug_callback)(CURL *curl, curl_infotype type, char *data, size_t size, void *context);
+
+static inline CURLcode crubatch_curl_set_debug_function(CURL *curl, crubatch_curl_debug_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, callback);
+}
+
+static inline CURLcode crubatch_curl_get_long(CURL *curl, CURLINFO info, long *value) {
+    return curl_easy_getinfo(curl, info, value);
+}
+
+static inline CURLcode crubatch_curl_global_init_default(void) {
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 #endif

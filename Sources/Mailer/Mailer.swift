@@ -1,2 +1,48 @@
-/// Sends email over SMTP with libcurl.
-public enum Mailer {}
+import Foundation
+
+/// Something that delivers email: SMTP (`SMTPTransport`), a preview (`StdoutTransport`), or a fake
+/// in tests.
+public protocol MailTransport {
+    /// Delivers one message to all of its recipients, or throws why not.
+    func send(_ message: EmailMessage) throws(MailError)
+}
+
+/// A transport that does not send anything: it writes each rendered message (CRLF line ends, as it
+/// would go over SMTP) to a file handle or a closure, messages separated by a line of dashes.
+/// For `--transport stdout` previews. Safe to share between threads.
+public final class StdoutTransport: MailTransport, @unchecked Sendable {
+    /// The line written between two messages (without its line end).
+    public static let separator = String(repeating: "-", count: 76)
+
+    private let write: @Sendable ([UInt8]) -> Void
+    private let lock = NSLock()
+    private var count = 0
+
+    /// A transport writing to `fileHandle` (standard output by default).
+    public convenience init(fileHandle: FileHandle = .standardOutput) {
+        self.init { bytes in fileHandle.write(Data(bytes)) }
+    }
+
+    /// A transport handing each message's bytes (with the separator line before every message but
+    /// the first) to `write`.
+    public init(write: @escaping @Sendable ([UInt8]) -> Void) {
+        self.write = write
+    }
+
+    /// How many messages have been written.
+    public var sentCount: Int {
+        lock.withLock { count }
+    }
+
+    /// Writes the rendered message.
+    public func send(_ message: EmailMessage) throws(MailError) {
+        let rendered = message.rendered()
+        lock.withLock {
+            var bytes: [UInt8] = []
+            if count > 0 { bytes += Array(Self.separator.utf8) + MailEncoding.crlf }
+            bytes += rendered
+            write(bytes)
+            count += 1
+        }
+    }
+}

@@ -6,10 +6,9 @@ extension Migration {
     declare
         queued integer;
     begin
-        insert into notifications (kind, membership_id, recipient_id, dedupe_key, status)
-        select 'member-joined', new.id, gl.person_id, 'member-joined:' || new.id || ':' || gl.person_id,
-               case when p.notifications_opt_out then 'skipped' else 'pending' end
-        from group_leaders gl join people p on p.id = gl.person_id
+        insert into notifications (kind, membership_id, recipient_id, dedupe_key)
+        select 'member-joined', new.id, gl.person_id, 'member-joined:' || new.id || ':' || gl.person_id
+        from group_leaders gl
         where gl.group_id = new.group_id
         on conflict (dedupe_key) do nothing;
         get diagnostics queued = row_count;

@@ -1,0 +1,197 @@
+import Foundation
+import Mailer
+import PostgresClient
+
+/// How `notify` delivers.
+public struct NotifyOptions: Sendable {
+    /// One message per leader listing all their pending joins.
+    public var digest = false
+    /// After this many failed attempts a notification is `dead`.
+    public var maxAttempts = 8
+    /// The first retry waits this long; each further one twice as long (with ±50% jitter), at most 6 hours.
+    public var retryBase: Double = 60
+    public var from = EmailAddress("crubatch@localhost", name: "Cru community groups")
+    /// Preview: render and hand to the transport, but change nothing in the database.
+    public var preview = false
+
+    public init() {}
+}
+
+/// What one `notify` pass did.
+public struct NotifySummary: Sendable, Equatable {
+    public var sent = 0
+    /// Refused for good by the mail server (a 5xx for the recipient); not retried.
+    public var failed = 0
+    /// Retried later (attempts + 1, next attempt after the backoff).
+    public var retrying = 0
+    public var dead = 0
+    public var skipped = 0
+    /// True when the mail server could not be reached (exit 69).
+    public var unavailable = false
+
+    public var text: String {
+        "sent \(sent), failed \(failed), retrying \(retrying), dead \(dead), skipped \(skipped)"
+            + (unavailable ? " (mail server unavailable)" : "")
+    }
+}
+
+/// Delivers the notifications outbox: claims due rows with `FOR UPDATE SKIP LOCKED` (so several
+/// `notify` processes never send the same row), sends, and marks each row in the same short
+/// transaction, so a crash re-sends at most the message in flight (with the same Message-ID).
+public final class Notifier {
+    public static let channel = "crubatch_notifications"
+
+    let connection: PostgresConnection
+    let transport: MailTransport
+    let options: NotifyOptions
+
+    public init(connection: PostgresConnection, transport: MailTransport, options: NotifyOptions) throws {
+        self.connection = connection
+        self.transport = transport
+        self.options = options
+        try Migrator(connection: connection).requireCurrent()
+    }
+
+    /// Delivers everything due now; stops early when the server is unreachable or `shouldStop` says so.
+    public func deliverDue(shouldStop: () -> Bool = { false }) throws -> NotifySummary {
+        var summary = NotifySummary()
+        var previewed = Set<Int>()
+        while !shouldStop() {
+            let handled = try connection.transaction { () throws -> Bool in
+                let claimed = try claim(excluding: previewed)
+                guard !claimed.isEmpty else { return false }
+                try deliver(claimed, summary: &summary)
+                if options.preview { previewed.formUnion(claimed.map(\.notificationID)) }
+                return true
+            }
+            if !handled || summary.unavailable { break }
+        }
+        if summary.unavailable && !options.preview { try deferRemaining(summary: &summary) }
+        return summary
+    }
+
+    /// Stays up: delivers, then sleeps until LISTEN/NOTIFY says a join happened or a retry falls due.
+    public func watch(pollInterval: Double = 30, shouldStop: () -> Bool,
+                      report: (NotifySummary) -> Void) throws {
+        try connection.listen(Self.channel)
+        while !shouldStop() {
+            let summary = try deliverDue(shouldStop: shouldStop)
+            if summary != NotifySummary() { report(summary) }
+            let wait = try secondsUntilNextDue().map { min(max($0, 0.05), pollInterval) } ?? pollInterval
+            _ = try connection.waitForNotifications(timeout: wait)
+        }
+    }
+
+    private func secondsUntilNextDue() throws -> Double? {
+        try connection.query("""
+            select extract(epoch from min(next_attempt_at) - now()) from notifications where status = 'pending'
+            """).scalar.flatMap(Double.init)
+    }
+
+    private static let joinColumns = """
+        select n.id, n.recipient_id, l.first_name, l.email, l.notifications_opt_out,
+               s.first_name || ' ' || s.last_name, s.email, s.phone, s.school_year,
+               g.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location
+        from notifications n
+        join people l on l.id = n.recipient_id
+        join memberships m on m.id = n.membership_id
+        join people s on s.id = m.person_id
+        join community_groups g on g.id = m.group_id
+        """
+
+    private struct Claimed {
+        let join: MemberJoined
+        let optedOut: Bool
+        var notificationID: Int { join.notificationID }
+    }
+
+    /// Locks the next due notification, or for a digest every due notification of the next leader.
+    private func claim(excluding previewed: Set<Int>) throws -> [Claimed] {
+        let excluded = "{" + previewed.map(String.init).joined(separator: ",") + "}"
+        let due = "n.status = 'pending' and n.next_attempt_at <= now() and n.membership_id is not null and not n.id = any($1::bigint[])"
+        let sql = options.digest
+            ? """
+              \(Self.joinColumns)
+              where \(due) and n.recipient_id = (select n.recipient_id from notifications n where \(due) order by n.id limit 1 for update skip locked)
+              order by n.id for update of n skip locked
+              """
+            : "\(Self.joinColumns) where \(due) order by n.id limit 1 for update of n skip locked"
+        return try connection.query(sql, [excluded]).rows.map { row in
+            Claimed(join: MemberJoined(
+                notificationID: Int(row[0]!)!, leaderFirstName: row[2]!, leaderEmail: row[3]!,
+                studentName: row[5]!, studentEmail: row[6]!, studentPhone: row[7], schoolYear: row[8].flatMap { Int($0) },
+                groupName: row[9]!, groupDay: row[10], groupTime: row[11], groupLocation: row[12]),
+                optedOut: row[4] == "t")
+        }
+    }
+
+    private func deliver(_ claimed: [Claimed], summary: inout NotifySummary) throws {
+        let skipped = claimed.filter(\.optedOut)
+        if !skipped.isEmpty && !options.preview {
+            try mark(skipped.map(\.notificationID), "status = 'skipped', last_error = 'leader opted out of notifications'")
+        }
+        summary.skipped += skipped.count
+        let joins = claimed.filter { !$0.optedOut }.map(\.join)
+        guard !joins.isEmpty else { return }
+        let now = Date()
+        let messages = options.digest
+            ? [(NotificationMessage.digest(joins, from: options.from, date: now), joins.map(\.notificationID))]
+            : joins.map { (NotificationMessage.single($0, from: options.from, date: now), [$0.notificationID]) }
+        for (message, ids) in messages {
+            do throws(MailError) {
+                try transport.send(message)
+            } catch {
+                try recordFailure(ids, error: error, summary: &summary)
+                if error.kind == .unavailable { return }
+                continue
+            }
+            if !options.preview {
+                try mark(ids, "status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, message_id = $2",
+                         extra: message.messageID)
+            }
+            summary.sent += ids.count
+        }
+    }
+
+    private func recordFailure(_ ids: [Int], error: MailError, summary: inout NotifySummary) throws {
+        if error.kind == .unavailable { summary.unavailable = true }
+        guard !options.preview else { return }
+        if error.kind == .rejected && error.isPermanent {
+            try mark(ids, "status = 'failed', attempts = attempts + 1, last_error = $2", extra: error.message)
+            summary.failed += ids.count
+            return
+        }
+        let result = try connection.query("""
+            update notifications set attempts = attempts + 1, last_error = $2,
+                status = case when attempts + 1 >= $3 then 'dead' else 'pending' end,
+                next_attempt_at = now() + make_interval(secs => least($4 * power(2, attempts) * (0.5 + random()), 21600))
+            where id = any($1::bigint[]) returning status
+            """, [Self.idArray(ids), error.message, String(options.maxAttempts), String(options.retryBase)])
+        let dead = result.rows.filter { $0[0] == "dead" }.count
+        summary.dead += dead
+        summary.retrying += result.rows.count - dead
+    }
+
+    /// After the server proved unreachable: count an attempt on every other due row (no sending), so
+    /// they back off too instead of hammering a server that is down.
+    private func deferRemaining(summary: inout NotifySummary) throws {
+        let result = try connection.query("""
+            update notifications set attempts = attempts + 1, last_error = 'mail server unavailable (not tried)',
+                status = case when attempts + 1 >= $1 then 'dead' else 'pending' end,
+                next_attempt_at = now() + make_interval(secs => least($2 * power(2, attempts) * (0.5 + random()), 21600))
+            where id in (select id from notifications where status = 'pending' and next_attempt_at <= now()
+                         for update skip locked)
+            returning status
+            """, [String(options.maxAttempts), String(options.retryBase)])
+        let dead = result.rows.filter { $0[0] == "dead" }.count
+        summary.dead += dead
+        summary.retrying += result.rows.count - dead
+    }
+
+    private func mark(_ ids: [Int], _ assignments: String, extra: String? = nil) throws {
+        try connection.query("update notifications set \(assignments) where id = any($1::bigint[])",
+                             [Self.idArray(ids)] + (extra.map { [$0] } ?? []))
+    }
+
+    private static func idArray(_ ids: [Int]) -> String { "{" + ids.map(String.init).joined(separator: ",") + "}" }
+}

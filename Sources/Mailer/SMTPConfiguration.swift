@@ -1,0 +1,239 @@
+import Foundation
+
+/// Where and how to send mail, read from a URL:
+///
+/// - `smtp://[user[:password]@]host[:port][?options]`: plain SMTP upgraded with STARTTLS when the
+///   server offers it; default port 587.
+/// - `smtps://[user[:password]@]host[:port][?options]`: TLS from the start; default port 465.
+///
+/// The user and password are percent-decoded (write `@` as `%40`, `:` as `%3A`). Options:
+/// `tls=try` (the smtp:// default), `tls=require` (fail unless STARTTLS works), `tls=none` (never
+/// TLS); `verify=no` (accept any certificate, for self-signed test servers); `timeout=SECONDS` for
+/// a whole send (default 30); `connect_timeout=SECONDS` (default: the smaller of 10 and `timeout`).
+public struct SMTPConfiguration: Sendable, Hashable, CustomStringConvertible {
+    /// How the connection is protected.
+    public enum Security: String, Sendable, Hashable {
+        /// smtp:// using STARTTLS when the server offers it (`tls=try`, the default).
+        case startTLSIfOffered = "try"
+        /// smtp:// that fails unless STARTTLS succeeds (`tls=require`).
+        case startTLSRequired = "require"
+        /// smtp:// without TLS (`tls=none`).
+        case none = "none"
+        /// smtps://: TLS from the first byte.
+        case implicitTLS = "implicit"
+    }
+
+    /// The server's host name or IP address (an IPv6 address without brackets).
+    public var host: String
+    /// The server's port.
+    public var port: Int
+    /// The user to authenticate as, if any (decoded).
+    public var username: String?
+    /// The password, if any (decoded). Never shown by `maskedURL` or `description`.
+    public var password: String?
+    /// How the connection is protected.
+    public var security: Security
+    /// Accept any server certificate and host name (`verify=no`).
+    public var insecure: Bool
+    /// The longest a whole send may take, in seconds.
+    public var timeout: Double
+    /// The longest connecting may take, in seconds.
+    public var connectTimeout: Double
+    /// The domain sent with EHLO (the URL's path), if any.
+    public var heloDomain: String?
+
+    /// The default port of smtp:// (submission).
+    public static let defaultPort = 587
+    /// The default port of smtps://.
+    public static let defaultTLSPort = 465
+    /// The default `timeout`, in seconds.
+    public static let defaultTimeout = 30.0
+
+    /// A configuration from its parts.
+    public init(host: String, port: Int? = nil, username: String? = nil, password: String? = nil,
+                security: Security = .startTLSIfOffered, insecure: Bool = false,
+                timeout: Double = SMTPConfiguration.defaultTimeout, connectTimeout: Double? = nil,
+                heloDomain: String? = nil) {
+        self.host = host
+        self.port = port ?? (security == .implicitTLS ? Self.defaultTLSPort : Self.defaultPort)
+        self.username = username
+        self.password = password
+        self.security = security
+        self.insecure = insecure
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout ?? min(10, timeout)
+        self.heloDomain = heloDomain
+    }
+
+    /// Reads a configuration from an `smtp://` or `smtps://` URL (see the type's documentation).
+    /// The error's message never contains the password.
+    public init(url text: String) throws(MailError) {
+        func fail(_ why: String) -> MailError {
+            MailError(kind: .other, message: "invalid SMTP URL \(Self.mask(text)): \(why)")
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let schemeEnd = trimmed.range(of: "://") else { throw fail("expected smtp://… or smtps://…") }
+        let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "smtp" || scheme == "smtps" else {
+            throw fail("the scheme must be smtp or smtps, not \(scheme)")
+        }
+        var rest = trimmed[schemeEnd.upperBound...]
+        var query: Substring = ""
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        // The user information ends at the last "@" (so an unencoded "@" in a password still works).
+        var userInfo: Substring?
+        if let at = rest.lastIndex(of: "@") {
+            userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+        }
+        var path: Substring = ""
+        if let slash = rest.firstIndex(of: "/") {
+            path = rest[rest.index(after: slash)...]
+            rest = rest[..<slash]
+        }
+
+        // Host and port.
+        var host: Substring
+        var portText: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { throw fail("unclosed [ in the host") }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw fail("unexpected text after the host") }
+                portText = after.dropFirst()
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+        } else {
+            host = rest
+        }
+        guard !host.isEmpty else { throw fail("no host") }
+        var port: Int?
+        if let portText {
+            guard let value = Int(portText), (1...65535).contains(value) else {
+                throw fail("the port must be a number from 1 to 65535")
+            }
+            port = value
+        }
+
+        // User and password.
+        var username: String?
+        var password: String?
+        if let userInfo {
+            let colon = userInfo.firstIndex(of: ":")
+            let rawUser = colon.map { userInfo[..<$0] } ?? userInfo
+            guard let user = String(rawUser).removingPercentEncoding else {
+                throw fail("bad percent-encoding in the user name")
+            }
+            username = user.isEmpty ? nil : user
+            if let colon {
+                guard let pass = String(userInfo[userInfo.index(after: colon)...]).removingPercentEncoding else {
+                    throw fail("bad percent-encoding in the password")
+                }
+                password = pass
+            }
+        }
+
+        // Options.
+        var security: Security = scheme == "smtps" ? .implicitTLS : .startTLSIfOffered
+        var insecure = false
+        var timeout = Self.defaultTimeout
+        var connectTimeout: Double?
+        for item in query.split(separator: "&") where !item.isEmpty {
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = pair[0].lowercased()
+            let value = pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])).lowercased() : ""
+            switch key {
+            case "tls":
+                if scheme == "smtps" {
+                    guard value == "require" || value == "implicit" else {
+                        throw fail("smtps:// always uses TLS; tls=\(value) does not apply")
+                    }
+                } else {
+                    guard let chosen = Security(rawValue: value), chosen != .implicitTLS else {
+                        throw fail("tls must be try, require or none, not \"\(value)\"")
+                    }
+                    security = chosen
+                }
+            case "verify":
+                switch value {
+                case "no", "false", "0", "off": insecure = true
+                case "yes", "true", "1", "on": insecure = false
+                default: throw fail("verify must be yes or no, not \"\(value)\"")
+                }
+            case "timeout", "connect_timeout":
+                guard let seconds = Double(value), seconds > 0, seconds.isFinite else {
+                    throw fail("\(key) must be a positive number of seconds, not \"\(value)\"")
+                }
+                if key == "timeout" { timeout = seconds } else { connectTimeout = seconds }
+            default:
+                throw fail("unknown option \"\(key)\" (known: tls, verify, timeout, connect_timeout)")
+            }
+        }
+
+        self.init(host: String(host), port: port, username: username, password: password,
+                  security: security, insecure: insecure, timeout: timeout,
+                  connectTimeout: connectTimeout, heloDomain: path.isEmpty ? nil : String(path))
+    }
+
+    /// The URL handed to libcurl: scheme, host, port and EHLO domain, without credentials.
+    public var curlURL: String {
+        let scheme = security == .implicitTLS ? "smtps" : "smtp"
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        var url = "\(scheme)://\(hostPart):\(port)"
+        if let heloDomain { url += "/" + heloDomain }
+        return url
+    }
+
+    /// The configuration as a URL with the password shown as `***`, safe for logs.
+    public var maskedURL: String {
+        let scheme = security == .implicitTLS ? "smtps" : "smtp"
+        var url = "\(scheme)://"
+        if let username {
+            url += Self.encodeUserInfo(username)
+            if password != nil { url += ":***" }
+            url += "@"
+        } else if password != nil {
+            url += ":***@"
+        }
+        url += host.contains(":") ? "[\(host)]" : host
+        url += ":\(port)"
+        if let heloDomain { url += "/" + heloDomain }
+        var options: [String] = []
+        if security == .startTLSRequired || security == .none { options.append("tls=\(security.rawValue)") }
+        if insecure { options.append("verify=no") }
+        if timeout != Self.defaultTimeout { options.append("timeout=\(Self.seconds(timeout))") }
+        if connectTimeout != min(10, timeout) { options.append("connect_timeout=\(Self.seconds(connectTimeout))") }
+        if !options.isEmpty { url += "?" + options.joined(separator: "&") }
+        return url
+    }
+
+    /// Same as `maskedURL`.
+    public var description: String { maskedURL }
+
+    /// `text` (an SMTP URL as typed) with any password replaced by `***`.
+    public static func mask(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let afterScheme = text[schemeEnd.upperBound...]
+        let authorityEnd = afterScheme.firstIndex(of: "?") ?? afterScheme.endIndex
+        let authority = afterScheme[..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@"),
+              let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<authority.index(after: colon)]) + "***" + String(text[at...])
+    }
+
+    private static func encodeUserInfo(_ text: String) -> String {
+        var allowed = CharacterSet.urlUserAllowed
+        allowed.remove(charactersIn: ":@/?#[]%")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,157 @@
+import CSVStream
+import CruBatch
+import Foundation
+import Testing
+
+@Suite("export and nightly")
+struct ExportTests {
+    private func sha256(_ path: String) throws -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        return hasher.finalizeHex()
+    }
+
+    private func exportAll(_ database: TestDatabase) throws -> String {
+        let folder = try TestEnvironment.temporaryDirectory()
+        for kind in Kind.allCases {
+            let result = try database.run(["export", kind.rawValue, "--out", "\(folder)/\(kind.fileName)"])
+            #expect(result.status == 0, "\(kind): \(result.stderr)")
+        }
+        return folder
+    }
+
+    @Test("round trip: export, import into the same and into a fresh database, export again: identical bytes")
+    func roundTrip() throws {
+        let source = try LoadedDatabase.get()
+        let first = try exportAll(source)
+
+        let again = try source.run(["import", "--dir", first, "--dry-run", "--format", "json"])
+        let report = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as! [String: Any]
+        for file in report["files"] as! [[String: Any]] {
+            #expect(file["inserted"] as? Int == 0 && file["updated"] as? Int == 0, "\(file)")
+        }
+
+        let fresh = try TestDatabase()
+        let load = try fresh.run(["import", "--dir", first])
+        #expect(load.status == 0, "\(load.stderr)")
+        let second = try exportAll(fresh)
+        for kind in Kind.allCases {
+            let a = try Data(contentsOf: URL(fileURLWithPath: "\(first)/\(kind.fileName)"))
+            let b = try Data(contentsOf: URL(fileURLWithPath: "\(second)/\(kind.fileName)"))
+            #expect(a == b, "\(kind.fileName) differs after the round trip")
+            #expect(a.count > 40, "\(kind.fileName) is suspiciously small")
+        }
+        let groups = try String(contentsOfFile: "\(first)/groups.csv", encoding: .utf8)
+        #expect(groups.hasPrefix("code,ministry,name,day,time,location,audience,sex,capacity,leaders,description\r\n"))
+        #expect(!groups.replacingOccurrences(of: "\r\n", with: "").contains("\n") || groups.contains("\""))
+        let mode = try FileManager.default.attributesOfItem(atPath: "\(first)/students.csv")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("a roster cell that Excel would run as a formula is neutralised")
+    func csvInjection() throws {
+        let database = try TestDatabase()
+        _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        let folder = try TestEnvironment.temporaryDirectory()
+        try "email,first_name,last_name\nevil@example.edu,\"=HYPERLINK(\"\"http://x\"\")\",@SUM(A1)\n"
+            .write(toFile: folder + "/students.csv", atomically: true, encoding: .utf8)
+        try "group,email\ncp-small-tue,evil@example.edu\n".write(toFile: folder + "/memberships.csv", atomically: true, encoding: .utf8)
+        let load = try database.run(["import", "--dir", folder])
+        #expect(load.status == 0, "\(load.stderr)")
+
+        let roster = folder + "/roster.csv"
+        let result = try database.run(["export", "roster", "--group", "cp-small-tue", "--out", roster])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try String(contentsOfFile: roster, encoding: .utf8)
+        #expect(text.contains(",\"'=HYPERLINK(\"\"http://x\"\")\",'@SUM(A1),evil@example.edu,"))
+        #expect(!text.contains(",=HYPERLINK"))
+        #expect(try FileManager.default.attributesOfItem(atPath: roster)[.posixPermissions] as? Int == 0o600)
+        #expect(text.split(separator: "\r\n").count == 2)
+
+        let json = try database.run(["export", "roster", "--group", "cp-small-tue", "--format", "json"])
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        let group = (document["groups"] as! [[String: Any]])[0]
+        #expect((group["members"] as! [[String: Any]]).count == 1)
+        #expect((group["leaders"] as! [[String: Any]]).count == 2)
+    }
+
+    @Test("an unknown scope is a clear error")
+    func unknownScope() throws {
+        let database = try LoadedDatabase.get()
+        let result = try database.run(["export", "roster", "--group", "nope"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("no group nope"))
+    }
+
+    @Test("nightly twice in one day, then --keep 2 over three days")
+    func nightlyFolders() throws {
+        let database = try LoadedDatabase.get()
+        let out = try TestEnvironment.temporaryDirectory() + "/n"
+        for _ in 0..<2 {
+            let result = try database.run(["nightly", "--out", out, "--date", "2026-11-20"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["2026-11-20", "latest"])
+        try checkManifest(out + "/latest")
+
+        for day in ["2026-11-21", "2026-11-22"] {
+            #expect(try database.run(["nightly", "--out", out, "--keep", "2", "--date", day]).status == 0)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["2026-11-21", "2026-11-22", "latest"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/latest") == "2026-11-22")
+    }
+
+    private func checkManifest(_ folder: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
+        let manifest = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let files = manifest["files"] as! [[String: Any]]
+        let groups = try LoadedDatabase.get().count("select count(*) from community_groups")
+        #expect(files.count == 1 + groups + Kind.allCases.count + 1 + 3)
+        for file in files {
+            let path = folder + "/" + (file["file"] as! String)
+            #expect(try sha256(path) == file["sha256"] as? String, "\(path)")
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+            #expect(size == file["bytes"] as? Int)
+        }
+        let all = files.first { $0["file"] as? String == "rosters/all.csv" }
+        #expect(all?["rows"] as? Int == (try LoadedDatabase.get().count("select count(*) from memberships")))
+    }
+
+    @Test("nightly that cannot write its folder exits 73 and leaves the previous one untouched")
+    func nightlyBlocked() throws {
+        let database = try LoadedDatabase.get()
+        let out = try TestEnvironment.temporaryDirectory()
+        #expect(try database.run(["nightly", "--out", out, "--date", "2026-11-20"]).status == 0)
+        let before = try sha256(out + "/2026-11-20/manifest.json")
+        try "not a folder".write(toFile: out + "/2026-11-21", atomically: true, encoding: .utf8)
+        let result = try database.run(["nightly", "--out", out, "--date", "2026-11-21"])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(try sha256(out + "/2026-11-20/manifest.json") == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["2026-11-20", "2026-11-21", "latest"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/latest") == "2026-11-20")
+    }
+
+    @Test("a disk that fills up in the middle of nightly leaves no dated folder (exit 73)",
+          .enabled(if: getuid() == 0, "mounting a tiny tmpfs needs root"))
+    func nightlyDiskFull() throws {
+        let database = try LoadedDatabase.get()
+        let mountPoint = try TestEnvironment.temporaryDirectory()
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]
+        try mount.run()
+        mount.waitUntilExit()
+        try #require(mount.terminationStatus == 0)
+        defer {
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = [mountPoint]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
+        let result = try database.run(["nightly", "--out", mountPoint, "--date", "2026-11-21"])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("No space left on device"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).isEmpty)
+    }
+}

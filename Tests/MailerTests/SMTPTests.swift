@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+@testable import Mailer
+
+/// The SMTP sink from `scripts/smtp-sink start`, as exported by `scripts/test`.
+enum Sink {
+    static func url() throws -> String {
+        try #require(ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_URL"].flatMap { $0.isEmpty ? nil : $0 },
+                     "CRUBATCH_TEST_SMTP_URL is not set: run scripts/test, or `scripts/smtp-sink start` and export CRUBATCH_TEST_SMTP_URL=$(scripts/smtp-sink url) CRUBATCH_TEST_SMTP_MAILBOX=$(scripts/smtp-sink dir)")
+    }
+
+    static func mailbox() throws -> URL {
+        let path = try #require(
+            ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_MAILBOX"].flatMap { $0.isEmpty ? nil : $0 },
+            "CRUBATCH_TEST_SMTP_MAILBOX is not set: run scripts/test, or `scripts/smtp-sink start` and export CRUBATCH_TEST_SMTP_MAILBOX=$(scripts/smtp-sink dir)")
+        return URL(fileURLWithPath: path)
+    }
+
+    /// The stored message whose Message-ID is `<messageID>`, waiting up to 10 s for it to appear in
+    /// the Maildir's new/ (or cur/, should a reader have moved it).
+    static func find(messageID: String, in mailbox: URL) async throws -> ParsedMail? {
+        let needle = "<\(messageID)>"
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            for folder in ["new", "cur"] {
+                let directory = mailbox.appendingPathComponent(folder)
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+                for name in names {
+                    guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
+                    else { continue }
+                    let text = String(decoding: data, as: UTF8.self)
+                    guard text.contains(needle) else { continue }
+                    let mail = ParsedMail(text)
+                    if mail.raw("Message-ID") == needle { return mail }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        } while Date() < deadline
+        return nil
+    }
+}
+
+@Suite("Sending over SMTP")
+struct SMTPTests {
+    @Test func sendsThreeMessagesThroughOneTransportToTheSink() async throws {
+        let url = try Sink.url()
+        let mailbox = try Sink.mailbox()
+        let transport = try SMTPTransport(url: url)
+        let run = uniqueToken()
+        let from = EmailAddress("noreply@crubatch.test", name: "Cru Batch")
+        var sent: [EmailMessage] = []
+        for index in 1...3 {
+            let leader = EmailAddress("leader\(index)@example.edu", name: index == 2 ? "Zoë Leader" : "Pat Leader \(index)")
+            let message = EmailMessage(
+                from: from, to: [leader], subject: "Zoë joined Tuesday Men's Group (\(index))",
+                body: """
+                Hi \(leader.name!),
+
+                Zoë Park joined Tuesday Men's Group — message \(index) of run \(run).
+                .A line starting with a dot.
+                \(String(repeating: "long line ", count: 30))
+                """,
+                messageID: "test-\(run)-\(index)@crubatch",
+                extraHeaders: [("X-Crubatch-Test", run)])
+            try transport.send(message)
+            sent.append(message)
+        }
+        for message in sent {
+            let stored = try #require(try await Sink.find(messageID: message.messageID, in: mailbox),
+                                      "message \(message.messageID) not found under \(mailbox.path)/new")
+            #expect(stored.header("Subject") == message.subject)
+            #expect(stored.raw("To") == message.to[0].rendered)
+            #expect(decodeEncodedWords(stored.raw("To") ?? "").contains(message.to[0].name!))
+            #expect(stored.body == message.body + "\n")
+            #expect(stored.raw("X-Crubatch-Test") == run)
+            #expect(stored.raw("X-MailFrom") == "noreply@crubatch.test")
+            #expect(stored.raw("X-RcptTo") == message.to[0].address)
+        }
+    }
+
+    @Test func oneMessageToSeveralRecipients() async throws {
+        let transport = try SMTPTransport(url: try Sink.url())
+        let id = "multi-\(uniqueToken())@crubatch"
+        let message = EmailMessage(from: EmailAddress("noreply@crubatch.test"),
+                                   to: [EmailAddress("a@example.edu"), EmailAddress("b@example.edu", name: "B")],
+                                   subject: "Two leaders", body: "Both of you.", messageID: id)
+        try transport.send(message)
+        let stored = try #require(try await Sink.find(messageID: id, in: try Sink.mailbox()))
+        #expect(stored.raw("X-RcptTo") == "a@example.edu, b@example.edu")
+        #expect(stored.raw("To") == "a@example.edu, \"B\" <b@example.edu>")
+        #expect(stored.body == "Both of you.\n")
+    }
+
+    @Test func unreachableServerIsUnavailableQuicklyAndHidesThePassword() throws {
+        let transport = try SMTPTransport(url: "smtp://pat:hunter2@127.0.0.1:1?connect_timeout=3")
+        let started = Date()
+        let error = try #require(throws: MailError.self) { try transport.send(Self.message()) }
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(error.kind == .unavailable)
+        #expect(error.curlCode == 7) // CURLE_COULDNT_CONNECT
+        #expect(!error.isPermanent)
+        #expect(!error.message.contains("hunter2") && !error.description.contains("hunter2"))
+        #expect(error.message.contains("pat:***@127.0.0.1:1"))
+    }
+
+    @Test func silentServerTimesOut() throws {
+        let server = try FakeSMTPServer(.silent)
+        defer { server.stop() }
+        let transport = try SMTPTransport(url: server.url(query: "?timeout=1"))
+        let started = Date()
+        let error = try #require(throws: MailError.self) { try transport.send(Self.message()) }
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(error.kind == .unavailable)
+        #expect(error.curlCode == 28) // CURLE_OPERATION_TIMEDOUT
+    }
+
+    @Test func refusedRecipientIsRejectedAndPermanent() throws {
+        let server = try FakeSMTPServer(.rejectRecipients(reply: "550 5.1.1 <reject@example.edu>: no such user"))
+        defer { server.stop() }
+        let transport = try SMTPTransport(url: server.url())
+        var message = Self.message()
+        message.to = [EmailAddress("reject@example.edu")]
+        let error = try #require(throws: MailError.self) { try transport.send(message) }
+        #expect(error.kind == .rejected)
+        #expect(error.responseCode == 550)
+        #expect(error.isPermanent)
+        #expect(error.message.contains("no such user"))
+
+        // The same transport still sends afterwards.
+        try transport.send(Self.message())
+        #expect(server.messages.count == 1)
+        #expect(server.messages.first?.contains("Message-ID: <fake-1@crubatch>") == true)
+    }
+
+    @Test func temporaryRefusalIsNotPermanent() throws {
+        let server = try FakeSMTPServer(.rejectRecipients(reply: "450 4.2.1 mailbox busy, try later"))
+        defer { server.stop() }
+        var message = Self.message()
+        message.to = [EmailAddress("ok@example.edu"), EmailAddress("reject@example.edu")]
+        let error = try #require(throws: MailError.self) { try SMTPTransport(url: server.url()).send(message) }
+        #expect(error.kind == .rejected)
+        #expect(error.responseCode == 450)
+        #expect(!error.isPermanent)
+        #expect(server.messages.isEmpty)
+    }
+
+    @Test func authenticatesWithPercentDecodedCredentials() throws {
+        let server = try FakeSMTPServer(.accept, credentials: (user: "leader@cru.org", password: "p@ss:w rd"))
+        defer { server.stop() }
+        try SMTPTransport(url: server.url(userInfo: "leader%40cru.org:p%40ss%3Aw%20rd@")).send(Self.message())
+        #expect(server.authentications.map(\.0) == ["leader@cru.org"])
+        #expect(server.authentications.map(\.1) == ["p@ss:w rd"])
+        #expect(server.commands.contains("MAIL FROM:<noreply@crubatch.test>"))
+        #expect(server.commands.contains("RCPT TO:<leader@example.edu>"))
+        #expect(server.messages.count == 1)
+    }
+
+    @Test func wrongPasswordIsRejectedWithoutShowingIt() throws {
+        let server = try FakeSMTPServer(.accept, credentials: (user: "leader", password: "right"))
+        defer { server.stop() }
+        let error = try #require(throws: MailError.self) {
+            try SMTPTransport(url: server.url(userInfo: "leader:wr0ng-secret@")).send(Self.message())
+        }
+        #expect(error.kind == .rejected)
+        #expect(error.responseCode == 535)
+        #expect(error.isPermanent)
+        #expect(!error.description.contains("wr0ng-secret"))
+        #expect(server.messages.isEmpty)
+    }
+
+    @Test func requiredTLSFailsWhenTheServerOffersNoSTARTTLS() throws {
+        let server = try FakeSMTPServer(.accept)
+        defer { server.stop() }
+        let error = try #require(throws: MailError.self) {
+            try SMTPTransport(url: server.url(query: "?tls=require")).send(Self.message())
+        }
+        #expect(error.kind == .unavailable)
+        #expect(error.curlCode == 64) // CURLE_USE_SSL_FAILED
+        #expect(server.messages.isEmpty)
+    }
+
+    @Test func invalidMessagesAreRefusedBeforeConnecting() throws {
+        let transport = try SMTPTransport(url: "smtp://127.0.0.1:1")
+        var message = Self.message()
+        message.to = []
+        #expect(throws: MailError.self) { try transport.send(message) }
+        message.to = [EmailAddress("not an address")]
+        let error = try #require(throws: MailError.self) { try transport.send(message) }
+        #expect(error.kind == .other && error.isPermanent && error.curlCode == 0)
+    }
+
+    static func message() -> EmailMessage {
+        EmailMessage(from: EmailAddress("noreply@crubatch.test"), to: [EmailAddress("leader@example.edu")],
+                     subject: "Test", body: "Hello.", messageID: "fake-1@crubatch")
+    }
+}
+
+@Suite("Previewing on standard output")
+struct StdoutTransportTests {
+    @Test func writesEachRenderedMessageSeparatedByALine() throws {
+        let sink = ByteSink()
+        let transport = StdoutTransport { sink.append($0) }
+        let first = EmailMessage(from: EmailAddress("noreply@crubatch.test"), to: [EmailAddress("a@example.edu")],
+                                 subject: "Zoë joined", body: "First.", messageID: "one@crubatch")
+        var second = first
+        second.messageID = "two@crubatch"
+        second.body = "Second."
+        try transport.send(first)
+        #expect(sink.bytes == first.rendered())
+        try transport.send(second)
+        #expect(sink.bytes == first.rendered() + Array((StdoutTransport.separator + "\r\n").utf8) + second.rendered())
+        #expect(transport.sentCount == 2)
+    }
+
+    @Test func writesToAFileHandle() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mailer-\(uniqueToken()).eml")
+        #expect(FileManager.default.createFile(atPath: path.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: path) }
+        let handle = try FileHandle(forWritingTo: path)
+        let message = RenderingTests.message()
+        try StdoutTransport(fileHandle: handle).send(message)
+        try handle.close()
+        #expect(FileManager.default.contents(atPath: path.path) == Data(message.rendered()))
+    }
+}
