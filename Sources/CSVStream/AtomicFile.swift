@@ -38,9 +38,18 @@ public final class AtomicFile {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        temporaryPath = "\(directory)/.\(name).\(getpid()).tmp"
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw .fromErrno(path) }
+        // A fresh name, created exclusively: two outputs to the same path never share (and truncate)
+        // one temporary file, and a planted symlink is never followed.
+        var candidate = ""
+        var fd: Int32 = -1
+        for _ in 0..<16 {
+            candidate = "\(directory)/.\(name).\(getpid()).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+            fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw .fromErrno(path) }
+        temporaryPath = candidate
+        descriptor = fd
         fchmod(descriptor, mode)
         buffer.reserveCapacity(1 << 16)
     }

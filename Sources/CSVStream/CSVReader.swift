@@ -95,6 +95,13 @@ public final class CSVReader {
     private var fields: [String] = []
     private var openQuote: (line: Int, column: Int) = (1, 1)
     private var oversizedField: (line: Int, column: Int)?
+    /// Fields libcsv has handed over so far (to tell whether a quote opened during a segment).
+    private var acceptedFields = 0
+    /// Whether the segment being fed began inside a quoted field, and how many fields had been accepted then.
+    private var segmentStartedInQuote = false
+    private var acceptedFieldsAtSegmentStart = 0
+    /// Raw file bytes (after the BOM) fed to libcsv so far; with Windows-1252 this differs from the
+    /// transcoded bytes, and diagnostics give offsets in the file as it is on disk.
     private var processedBytes = 0
     private var bomLength = 0
 
@@ -241,7 +248,9 @@ public final class CSVReader {
             if !lineHasContent {
                 lineHasContent = segment.contains { $0 != 0x0A && $0 != 0x0D }
             }
-            let wasInQuote = crubatch_csv_in_quoted_field(parser) != 0
+            // Inside a quoted cell, or just after a quote that a chunk boundary may have split from its double.
+            segmentStartedInQuote = parser.pointee.quoted != 0 && (parser.pointee.pstate == 2 || parser.pointee.pstate == 3)
+            acceptedFieldsAtSegmentStart = acceptedFields
             let used = csv_parse(parser, segment.baseAddress, segment.count, csvFieldCallback, csvRecordCallback, context)
             if used != segment.count {
                 throw Diagnostic(
@@ -249,16 +258,19 @@ public final class CSVReader {
                     message: "stray quote: a cell that is not quoted contains \", or text follows a closing quote",
                     hint: "quote the whole cell and write each \" inside it twice, e.g. \"5'10\"\" tall\"")
             }
+            // A quote opened on this line if the parser is now in a quoted field that is not the one
+            // it was in when the line began (that one may have closed and another opened).
+            if crubatch_csv_in_quoted_field(parser) != 0
+                && (!segmentStartedInQuote || acceptedFields != acceptedFieldsAtSegmentStart) {
+                openQuote = (line, fields.count + 1)
+            }
             if let oversized = oversizedField ?? pendingOversized() {
                 throw Diagnostic(
                     file: displayName, line: oversized.line, column: oversized.column, code: .fieldTooLong,
                     message: "a cell is longer than \(options.maxFieldBytes) bytes",
                     hint: "this is usually a quote that is never closed; otherwise shorten the cell")
             }
-            if !wasInQuote && crubatch_csv_in_quoted_field(parser) != 0 {
-                openQuote = (line, fields.count + 1)
-            }
-            processedBytes += segment.count
+            processedBytes += rawLength(segment)
             if newline != nil {
                 if lineStartsBetweenRecords && !lineHasContent { events.append(.blankLine(line)) }
                 line += 1
@@ -270,8 +282,22 @@ public final class CSVReader {
         }
     }
 
+    /// The cell being parsed, if it is already too long: located where it starts (a quoted cell
+    /// that is never closed starts at its quote, possibly many lines up).
     private func pendingOversized() -> (line: Int, column: Int)? {
-        crubatch_csv_pending_field_length(parser) > options.maxFieldBytes ? (line, fields.count + 1) : nil
+        guard crubatch_csv_pending_field_length(parser) > options.maxFieldBytes else { return nil }
+        return crubatch_csv_in_quoted_field(parser) != 0 ? openQuote : (line, fields.count + 1)
+    }
+
+    /// How many bytes of the file on disk `bytes` (as fed to libcsv) came from.
+    private func rawLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+        switch options.encoding {
+        case .utf8:
+            return bytes.count
+        case .windows1252:
+            // Each Windows-1252 byte became one UTF-8 sequence: count the sequences' first bytes.
+            return bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        }
     }
 
     // MARK: Callbacks from libcsv
@@ -279,8 +305,12 @@ public final class CSVReader {
     fileprivate func acceptField(_ data: UnsafeMutableRawPointer?, _ length: Int) {
         if fields.isEmpty { recordStart = pendingRecordStart }
         if length > options.maxFieldBytes, oversizedField == nil {
-            oversizedField = (recordStart, fields.count + 1)
+            // The first field completed in a segment that began inside a quote started at that quote;
+            // any other field started on the current line.
+            let continued = segmentStartedInQuote && acceptedFields == acceptedFieldsAtSegmentStart
+            oversizedField = (continued ? openQuote.line : line, fields.count + 1)
         }
+        acceptedFields += 1
         guard let data, length > 0 else {
             fields.append("")
             return
@@ -289,7 +319,10 @@ public final class CSVReader {
     }
 
     fileprivate func acceptRecordEnd() {
-        events.append(.record(CSVRecord(line: recordStart, fields: fields)))
+        // A record holding an over-long cell is never yielded: the segment's check throws for it.
+        if oversizedField == nil {
+            events.append(.record(CSVRecord(line: recordStart, fields: fields)))
+        }
         fields.removeAll(keepingCapacity: true)
     }
 
@@ -300,11 +333,11 @@ public final class CSVReader {
         case .nul(let offset):
             return Diagnostic(
                 file: displayName, line: line, column: currentColumn(before: offset, in: segment), code: .nulByte,
-                message: "the file contains a NUL byte (at byte offset \(bomLength + processedBytes + offset))",
+                message: "the file contains a NUL byte (at byte offset \(bomLength + processedBytes + rawLength(UnsafeRawBufferPointer(rebasing: segment.prefix(offset)))))",
                 hint: "this is not a text CSV file; export the sheet again as CSV")
         case .invalidUTF8(let offset, let byte):
             return encodingDiagnostic(byte: byte, column: currentColumn(before: offset, in: segment),
-                                      fileOffset: bomLength + processedBytes + offset)
+                                      fileOffset: bomLength + processedBytes + rawLength(UnsafeRawBufferPointer(rebasing: segment.prefix(offset))))
         }
     }
 
@@ -328,19 +361,21 @@ public final class CSVReader {
         return column
     }
 
-    /// Picks `,` `;` or TAB, whichever occurs most outside quotes on the first line (`,` on a tie).
+    /// Picks `,` `;` or TAB, whichever occurs most outside quotes on the first line; ties go to the
+    /// earlier of `,` `;` TAB (a dictionary's order would make the choice differ from run to run).
     static func sniffDelimiter(_ bytes: [UInt8]) -> UInt8 {
-        var counts: [UInt8: Int] = [UInt8(ascii: ","): 0, UInt8(ascii: ";"): 0, UInt8(ascii: "\t"): 0]
+        let candidates: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\t")]
+        var counts = [0, 0, 0]
         var inQuote = false
         for byte in bytes {
             if byte == 0x22 { inQuote.toggle(); continue }
             if inQuote { continue }
             if byte == 0x0A || byte == 0x0D { break }
-            if counts[byte] != nil { counts[byte]! += 1 }
+            if let index = candidates.firstIndex(of: byte) { counts[index] += 1 }
         }
-        let comma = UInt8(ascii: ",")
-        let best = counts.max { a, b in a.value != b.value ? a.value < b.value : a.key != comma }
-        return (best?.value ?? 0) > counts[comma]! ? best!.key : comma
+        var best = 0
+        for index in 1..<candidates.count where counts[index] > counts[best] { best = index }
+        return candidates[best]
     }
 }
 

@@ -13,6 +13,11 @@ public struct CSVWriter {
 
     /// Appends one record, CRLF-terminated, to `output`.
     public func append(_ cells: [String], to output: inout [UInt8]) {
+        if cells.count == 1 && cells[0].isEmpty {
+            // A lone empty cell written bare would be an empty line, which readers skip as blank.
+            output.append(contentsOf: [0x22, 0x22, 0x0D, 0x0A])
+            return
+        }
         for (index, cell) in cells.enumerated() {
             if index > 0 { output.append(delimiter) }
             appendCell(cell, to: &output)

@@ -38,8 +38,11 @@ public final class PostgresConnection {
     /// Connects with a URL or key=value string; the empty string means libpq's defaults (PG* variables).
     public init(_ connection: String, applicationName: String = "crubatch") throws(PostgresError) {
         password = ConnectionString.password(in: connection)
-        let keywords = ["dbname", "application_name", "client_encoding", "connect_timeout", "options"]
-        let values = [connection, applicationName, "UTF8", "10", "-c client_min_messages=warning"]
+        // libpq processes keywords in order and keeps the last value: defaults come before the
+        // connection string (so its own connect_timeout, options, application_name win) and the
+        // encoding after it (results are decoded as UTF-8).
+        let keywords = ["application_name", "connect_timeout", "options", "dbname", "client_encoding"]
+        let values = [applicationName, "10", "-c client_min_messages=warning", connection, "UTF8"]
         let handle = withCStringArray(keywords) { keywordPointers in
             withCStringArray(values) { valuePointers in
                 PQconnectdbParams(keywordPointers, valuePointers, 1)
@@ -169,22 +172,31 @@ public final class PostgresConnection {
     }
 
     /// Waits up to `timeout` seconds for notifications; returns those received (maybe none).
+    /// Throws `.connection` if the connection is lost meanwhile (a wait must not hide a dead listener).
     public func waitForNotifications(timeout: Double) throws(PostgresError) -> [PostgresNotification] {
-        var received = drainNotifications()
-        if !received.isEmpty { return received }
-        let socket = PQsocket(handle)
-        guard socket >= 0 else { throw failure(.connection) }
-        var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, Int32(timeout * 1000))
-        if ready > 0 {
-            guard PQconsumeInput(handle) == 1 else { throw failure(.connection) }
-            received = drainNotifications()
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int64((max(0, min(timeout, 86_400)) * 1000).rounded(.up))))
+        while true {
+            // Input that is not a notification (a server message, half a packet) wakes poll too:
+            // keep waiting until a notification arrives or the time is up.
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { throw failure(.connection) }
+            let received = drainNotifications()
+            if !received.isEmpty { return received }
+            let remaining = clock.now.duration(to: deadline)
+            if remaining <= .zero { return [] }
+            let socket = PQsocket(handle)
+            guard socket >= 0 else { throw failure(.connection) }
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let milliseconds = remaining.components.seconds * 1000 + (remaining.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+            if poll(&poller, 1, Int32(clamping: milliseconds)) < 0 {
+                // A signal (SIGTERM for a clean stop) ends the wait early so the caller can look at it.
+                if errno == EINTR { return [] }
+                throw failure(.connection)
+            }
         }
-        return received
     }
 
     private func drainNotifications() -> [PostgresNotification] {
-        PQconsumeInput(handle)
         var received: [PostgresNotification] = []
         while let notice = PQnotifies(handle) {
             received.append(PostgresNotification(channel: String(cString: notice.pointee.relname),
@@ -209,7 +221,15 @@ public final class PostgresConnection {
     private func consume(_ result: OpaquePointer?, keepDraining: Bool = true) throws(PostgresError) -> QueryResult {
         guard let result else { throw failure(.query) }
         defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            // The server is now waiting for (or sending) COPY data; end that, or the connection is stuck.
+            endCopy(status)
+            drainResults()
+            throw PostgresError(kind: .copy, message: status == PGRES_COPY_IN
+                ? "the statement starts a COPY FROM STDIN, which only copyIn can feed"
+                : "the statement starts a COPY TO STDOUT, which only copyOut can read")
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             let columnCount = Int(PQnfields(result))
             let rowCount = Int(PQntuples(result))
@@ -241,8 +261,32 @@ public final class PostgresConnection {
                              detail: field("D").map(scrub), hint: field("H"))
     }
 
+    /// Reads and frees the remaining results of the last command. A COPY among them is ended first:
+    /// in COPY state libpq hands out the same COPY result forever.
     private func drainResults() {
-        while let result = PQgetResult(handle) { PQclear(result) }
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_COPY_BOTH { return }  // replication only; nothing to drain it with
+            endCopy(status)
+        }
+    }
+
+    /// Ends a COPY the server started that nobody will stream: aborts a COPY IN, discards a COPY OUT.
+    private func endCopy(_ status: ExecStatusType) {
+        if status == PGRES_COPY_IN {
+            PQputCopyEnd(handle, "COPY FROM STDIN abandoned by the client")
+        } else if status == PGRES_COPY_OUT {
+            var buffer: UnsafeMutablePointer<CChar>?
+            while true {
+                let length = PQgetCopyData(handle, &buffer, 0)
+                if let chunk = buffer {
+                    PQfreemem(chunk)
+                    buffer = nil
+                }
+                if length < 0 { break }
+            }
+        }
     }
 
     private func failure(_ kind: PostgresError.Kind) -> PostgresError {

@@ -6,6 +6,18 @@ import Mailer
 /// Set by SIGINT/SIGTERM; the watch loop finishes the message in flight and stops.
 nonisolated(unsafe) private var stopSignal: sig_atomic_t = 0
 
+/// Makes SIGINT and SIGTERM ask the watch loop to stop. The signals are also unblocked: a parent
+/// (a test runner, some supervisors) may have started us with them blocked.
+private func installStopHandlers() {
+    signal(SIGINT) { _ in stopSignal = 1 }
+    signal(SIGTERM) { _ in stopSignal = 1 }
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+}
+
 struct NotifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notify",
@@ -76,8 +88,7 @@ struct NotifyCommand: ParsableCommand {
             }
             let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options)
             if watch {
-                signal(SIGINT) { _ in stopSignal = 1 }
-                signal(SIGTERM) { _ in stopSignal = 1 }
+                installStopHandlers()
                 printError("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")
                 try notifier.watch(pollInterval: poll, shouldStop: { stopSignal != 0 }) { summary in
                     printError("notify: \(summary.text)")

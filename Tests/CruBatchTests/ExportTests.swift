@@ -117,41 +117,45 @@ struct ExportTests {
         #expect(all?["rows"] as? Int == (try LoadedDatabase.get().count("select count(*) from memberships")))
     }
 
-    @Test("nightly that cannot write its folder exits 73 and leaves the previous one untouched")
-    func nightlyBlocked() throws {
+    @Test("nightly into a folder that cannot be created exits 73 and creates nothing")
+    func nightlyUnwritable() throws {
         let database = try LoadedDatabase.get()
-        let out = try TestEnvironment.temporaryDirectory()
-        #expect(try database.run(["nightly", "--out", out, "--date", "2026-11-20"]).status == 0)
-        let before = try sha256(out + "/2026-11-20/manifest.json")
-        try "not a folder".write(toFile: out + "/2026-11-21", atomically: true, encoding: .utf8)
-        let result = try database.run(["nightly", "--out", out, "--date", "2026-11-21"])
+        let blocker = try TestEnvironment.temporaryDirectory() + "/a-file"
+        try "not a folder".write(toFile: blocker, atomically: true, encoding: .utf8)
+        let result = try database.run(["nightly", "--out", blocker + "/exports"])
         #expect(result.status == 73, "\(result.stderr)")
-        #expect(try sha256(out + "/2026-11-20/manifest.json") == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["2026-11-20", "2026-11-21", "latest"])
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/latest") == "2026-11-20")
+        #expect(result.stderr.contains(blocker))
     }
 
-    @Test("a disk that fills up in the middle of nightly leaves no dated folder (exit 73)",
+    @Test("a disk that fills up in the middle of nightly leaves no new dated folder and the previous one untouched (exit 73)",
           .enabled(if: getuid() == 0, "mounting a tiny tmpfs needs root"))
     func nightlyDiskFull() throws {
         let database = try LoadedDatabase.get()
+        // Size the disk from a real export so the first night fits and the second cannot.
+        let probe = try TestEnvironment.temporaryDirectory()
+        #expect(try database.run(["nightly", "--out", probe, "--date", "2026-11-20"]).status == 0)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: probe + "/latest/manifest.json"))) as! [String: Any]
+        let pages = (manifest["files"] as! [[String: Any]]).reduce(1) { $0 + (($1["bytes"] as! Int) + 4095) / 4096 }
         let mountPoint = try TestEnvironment.temporaryDirectory()
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]
-        try mount.run()
-        mount.waitUntilExit()
-        try #require(mount.terminationStatus == 0)
-        defer {
-            let umount = Process()
-            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            umount.arguments = [mountPoint]
-            try? umount.run()
-            umount.waitUntilExit()
-        }
+        try runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(pages * 4096 * 3 / 2)", "tmpfs", mountPoint])
+        defer { try? runTool("/bin/umount", [mountPoint]) }
+
+        #expect(try database.run(["nightly", "--out", mountPoint, "--date", "2026-11-20"]).status == 0)
+        let before = try sha256(mountPoint + "/2026-11-20/manifest.json")
         let result = try database.run(["nightly", "--out", mountPoint, "--date", "2026-11-21"])
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("No space left on device"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).sorted() == ["2026-11-20", "latest"])
+        #expect(try sha256(mountPoint + "/2026-11-20/manifest.json") == before)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: mountPoint + "/latest") == "2026-11-20")
+    }
+
+    private func runTool(_ path: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(path) \(arguments) failed")
     }
 }

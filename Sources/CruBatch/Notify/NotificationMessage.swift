@@ -36,19 +36,21 @@ struct MemberJoined {
 enum NotificationMessage {
     static let signature = "\n\nPlease reach out and welcome them before your next meeting.\n\n— Cru community groups (sent by crubatch)\n"
 
-    static func single(_ join: MemberJoined, from: EmailAddress, date: Date) -> EmailMessage {
+    /// Message-IDs are `notification-ID.DATABASE@crubatch`: stable for a notification (a re-send after a
+    /// crash carries the same one, so mail clients drop the duplicate) and unique across databases.
+    static func single(_ join: MemberJoined, from: EmailAddress, date: Date, database: String) -> EmailMessage {
         EmailMessage(from: from, to: [EmailAddress(join.leaderEmail, name: nil)],
                      subject: "\(join.studentName) joined \(join.groupName)",
                      body: "Hi \(join.leaderFirstName),\n\n" + join.details + signature,
-                     messageID: "notification-\(join.notificationID)@crubatch", date: date)
+                     messageID: "notification-\(join.notificationID).\(database)@crubatch", date: date)
     }
 
-    static func digest(_ joins: [MemberJoined], from: EmailAddress, date: Date) -> EmailMessage {
+    static func digest(_ joins: [MemberJoined], from: EmailAddress, date: Date, database: String) -> EmailMessage {
         let first = joins[0]
         let ids = joins.map(\.notificationID)
         return EmailMessage(from: from, to: [EmailAddress(first.leaderEmail, name: nil)],
                             subject: "\(joins.count) new member\(joins.count == 1 ? "" : "s") in your community groups",
                             body: "Hi \(first.leaderFirstName),\n\n" + joins.map(\.details).joined(separator: "\n\n") + signature,
-                            messageID: "digest-\(ids.min()!)-\(ids.max()!)-\(ids.count)@crubatch", date: date)
+                            messageID: "digest-\(ids.min()!)-\(ids.max()!)-\(ids.count).\(database)@crubatch", date: date)
     }
 }

@@ -44,12 +44,15 @@ public final class Notifier {
     let connection: PostgresConnection
     let transport: MailTransport
     let options: NotifyOptions
+    /// The database's name, part of every Message-ID.
+    let database: String
 
     public init(connection: PostgresConnection, transport: MailTransport, options: NotifyOptions) throws {
         self.connection = connection
         self.transport = transport
         self.options = options
         try Migrator(connection: connection).requireCurrent()
+        database = try connection.query("select current_database()").scalar ?? "crubatch"
     }
 
     /// Delivers everything due now; stops early when the server is unreachable or `shouldStop` says so.
@@ -135,8 +138,8 @@ public final class Notifier {
         guard !joins.isEmpty else { return }
         let now = Date()
         let messages = options.digest
-            ? [(NotificationMessage.digest(joins, from: options.from, date: now), joins.map(\.notificationID))]
-            : joins.map { (NotificationMessage.single($0, from: options.from, date: now), [$0.notificationID]) }
+            ? [(NotificationMessage.digest(joins, from: options.from, date: now, database: database), joins.map(\.notificationID))]
+            : joins.map { (NotificationMessage.single($0, from: options.from, date: now, database: self.database), [$0.notificationID]) }
         for (message, ids) in messages {
             do throws(MailError) {
                 try transport.send(message)

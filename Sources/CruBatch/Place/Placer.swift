@@ -1,0 +1,411 @@
+import CSVStream
+import Foundation
+import PostgresClient
+
+/// How `crubatch place` reads and writes.
+public struct PlaceOptions: Sendable {
+    /// Do everything in the transaction, report, then roll back.
+    public var dryRun = false
+    /// Question titles of the export for fields the built-in names do not recognise (`--map`).
+    public var columnMap: [PlaceField: String] = [:]
+    public var encoding: TextEncoding = .utf8
+    /// The name diagnostics use for the file (default: the path).
+    public var displayName: String?
+
+    public init() {}
+}
+
+/// Places "Get Involved" questionnaire answers into community groups (issue 6).
+///
+/// For each answer, in file order, in one transaction:
+/// 1. the student is upserted into `people` (matched on lower(email); name, phone in E.164, sex,
+///    school year and campus set; a blank phone keeps the stored one) and the chosen ministries are
+///    added to `person_ministries`;
+/// 2. a student already in a group of one of the chosen ministries is not placed again;
+/// 3. candidate groups are those of the chosen ministries (all on the chosen campus) whose sex
+///    (men/women/mixed) admits the student, whose audience takes the student's school year
+///    (freshmen 1 ... graduates 5, mixed any, faculty never), that meet **for the whole meeting**
+///    (90 minutes from `meeting_time`) inside the availability, and that have room (capacity null is
+///    unlimited; existing memberships and this run's placements count);
+/// 4. the group with the fewest members wins; ties go to the earliest meeting in the week (Monday
+///    first, then time), then the code. The membership is inserted with source `place`, status
+///    `active`, and its AFTER INSERT trigger queues the leader notifications.
+public struct Placer {
+    /// How long a community group meets, for matching availability.
+    public static let meetingMinutes = 90
+    static let lockKey: Int64 = 0x6372_7562_2000
+
+    let options: PlaceOptions
+
+    public init(options: PlaceOptions = PlaceOptions()) {
+        self.options = options
+    }
+
+    /// Reads the whole file first (a missing file is exit 66 and an unreadable one exit 65, without
+    /// touching the database), then connects with `connect` and places.
+    public func run(path: String, connect: () throws -> PostgresConnection) throws -> PlaceReport {
+        let started = Date()
+        let displayName = options.displayName ?? path
+        let contents: QuestionnaireReader.Contents
+        do throws(FileOpenError) {
+            contents = try QuestionnaireReader(path: path, displayName: displayName, overrides: options.columnMap,
+                                               encoding: options.encoding).read()
+        } catch {
+            throw CruBatchError.wrap(error)
+        }
+        var report = PlaceReport(file: displayName)
+        report.dryRun = options.dryRun
+        report.sha256 = contents.sha256
+        if let fatal = contents.fatal {
+            report.unreadable = true
+            report.diagnostics = contents.warnings + [fatal]
+            report.seconds = Date().timeIntervalSince(started)
+            return report
+        }
+        let connection = try connect()
+        try Migrator(connection: connection).requireCurrent()
+        var placement = Placement(connection: connection, file: displayName)
+        try connection.execute("begin")
+        do {
+            guard try connection.query("select pg_try_advisory_xact_lock($1)", [String(Self.lockKey)]).scalar == "t" else {
+                throw CruBatchError.lockHeld("another crubatch place")
+            }
+            try placement.load()
+            let notificationsBefore = try placement.notificationCount()
+            for answer in contents.answers {
+                report.add(try placement.place(answer))
+            }
+            report.counts.notificationsQueued = try placement.notificationCount() - notificationsBefore
+            try connection.execute(options.dryRun ? "rollback" : "commit")
+        } catch {
+            try? connection.execute("rollback")
+            throw error
+        }
+        report.counts.peopleInserted = placement.people[.inserted, default: 0]
+        report.counts.peopleUpdated = placement.people[.updated, default: 0]
+        report.counts.peopleUnchanged = placement.people[.unchanged, default: 0]
+        report.counts.membershipsInserted = placement.membershipsInserted
+        report.diagnostics = (contents.warnings + placement.diagnostics).sorted {
+            ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0)
+        }
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+}
+
+/// A community group as placement sees it, with its current member count.
+struct PlaceGroup {
+    let id: String
+    let code: String
+    let name: String
+    let ministryID: String
+    let ministryCode: String
+    let day: Weekday?
+    /// Minutes after midnight.
+    let start: Int?
+    let time: String?
+    let location: String?
+    let audience: String?
+    let sex: String?
+    let capacity: Int?
+    var members: Int
+    var leaders: [PlaceReport.Leader] = []
+
+    /// Whether the group's sex admits a student of `sex` (male, female, unknown, not-applicable).
+    func admits(sex student: String) -> Bool {
+        switch sex {
+        case nil, "mixed": true
+        case "men": student == "male"
+        case "women": student == "female"
+        default: false
+        }
+    }
+
+    /// Whether the group's audience takes school year `year` (faculty groups take no student).
+    func takes(year: Int) -> Bool {
+        switch audience {
+        case nil, "mixed": true
+        case "faculty": false
+        default: PlaceGroup.audienceYears[audience!] == year
+        }
+    }
+
+    func meets(within availability: Availability) -> Bool {
+        guard let day, let start else { return false }
+        return availability.contains(day: day, start: start, minutes: Placer.meetingMinutes)
+    }
+
+    var hasRoom: Bool { capacity.map { members < $0 } ?? true }
+
+    /// Fewest members, then earliest in the week (Monday first, then time), then code.
+    var rank: (Int, Int, Int, String) { (members, day?.rawValue ?? 7, start ?? 1440, code) }
+
+    static let audienceYears = ["freshmen": 1, "sophomores": 2, "juniors": 3, "seniors": 4, "graduates": 5]
+
+    var reportGroup: PlaceReport.Group {
+        PlaceReport.Group(code: code, name: name, ministry: ministryCode, day: day?.name, time: time,
+                          location: location, leaders: leaders)
+    }
+}
+
+/// The state of one run inside its transaction: campuses, ministries and groups loaded once, member
+/// counts kept up to date as answers are placed.
+struct Placement {
+    let connection: PostgresConnection
+    let file: String
+
+    struct Campus {
+        let id: String
+        let code: String
+        let name: String
+    }
+
+    struct Ministry {
+        let id: String
+        let code: String
+        let name: String
+        let campusID: String
+    }
+
+    enum PersonChange { case inserted, updated, unchanged }
+
+    var campuses: [Campus] = []
+    var ministries: [Ministry] = []
+    var groups: [PlaceGroup] = []
+    var diagnostics: [Diagnostic] = []
+    var people: [PersonChange: Int] = [:]
+    var membershipsInserted = 0
+
+    init(connection: PostgresConnection, file: String) {
+        self.connection = connection
+        self.file = file
+    }
+
+    mutating func load() throws {
+        campuses = try connection.query("select id, code, name from campuses order by code").rows.map {
+            Campus(id: $0[0]!, code: $0[1]!, name: $0[2]!)
+        }
+        ministries = try connection.query("select id, code, name, campus_id from ministries order by code").rows.map {
+            Ministry(id: $0[0]!, code: $0[1]!, name: $0[2]!, campusID: $0[3]!)
+        }
+        groups = try connection.query("""
+            select g.id, g.code, g.name, g.ministry_id, m.code, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'),
+                   g.location, g.audience, g.sex, g.capacity,
+                   (select count(*) from memberships x where x.group_id = g.id)
+            from community_groups g join ministries m on m.id = g.ministry_id
+            order by g.code
+            """).rows.map { row in
+            let time = row[6]
+            let start = time.flatMap { CellNormalizer.parseTime($0) }.map { $0.hour * 60 + $0.minute }
+            return PlaceGroup(id: row[0]!, code: row[1]!, name: row[2]!, ministryID: row[3]!, ministryCode: row[4]!,
+                              day: row[5].flatMap(Weekday.init(name:)), start: start, time: time, location: row[7],
+                              audience: row[8], sex: row[9], capacity: row[10].flatMap { Int($0) },
+                              members: Int(row[11] ?? "0") ?? 0)
+        }
+        var index: [String: Int] = [:]
+        for (position, group) in groups.enumerated() { index[group.id] = position }
+        for row in try connection.query("""
+            select gl.group_id, p.first_name || ' ' || p.last_name, p.email, p.phone
+            from group_leaders gl join people p on p.id = gl.person_id
+            order by gl.group_id, gl.position, p.email
+            """).rows {
+            if let position = index[row[0]!] {
+                groups[position].leaders.append(PlaceReport.Leader(name: row[1]!, email: row[2]!, phone: row[3]))
+            }
+        }
+    }
+
+    func notificationCount() throws -> Int {
+        Int(try connection.query("select count(*) from notifications").scalar ?? "0") ?? 0
+    }
+
+    // MARK: One answer
+
+    mutating func place(_ answer: QuestionnaireAnswer) throws -> PlaceReport.Entry {
+        var entry = PlaceReport.Entry(line: answer.line, email: answer.email ?? answer.emailText, name: answer.name,
+                                      outcome: .invalid, availability: answer.availability?.description)
+        var problems = answer.diagnostics
+        let (campus, chosen) = resolve(answer, problems: &problems)
+        diagnostics += problems
+        let errors = problems.filter { $0.severity == .error }
+        let personErrors = errors.filter { $0.field != PlaceField.availability.rawValue || !answer.availabilityUnreadable }
+        if let first = personErrors.first {
+            entry.reason = first.code.rawValue
+            entry.message = first.message
+            return entry
+        }
+        guard let campus, let email = answer.email, let sex = answer.sex, let year = answer.schoolYear else {
+            entry.reason = DiagnosticCode.missingValue.rawValue
+            return entry
+        }
+        let personID = try upsertPerson(answer, email: email, campusID: campus.id)
+        try addMinistries(personID, chosen.map(\.id))
+        if answer.availabilityUnreadable || answer.availability == nil {
+            entry.outcome = .unparseableAvailability
+            entry.message = errors.first?.message
+            return entry
+        }
+        let availability = answer.availability!
+        let chosenIDs = Set(chosen.map(\.id))
+        if let existing = try currentGroup(of: personID, in: chosen.map(\.id)) {
+            entry.outcome = .alreadyPlaced
+            entry.group = existing.reportGroup
+            entry.message = "already a member of \(existing.code)"
+            return entry
+        }
+
+        let ministryNames = chosen.map(\.code).joined(separator: "/")
+        let pool = groups.indices.filter { chosenIDs.contains(groups[$0].ministryID) }
+        let bySex = pool.filter { groups[$0].admits(sex: sex) }
+        let byYear = bySex.filter { groups[$0].takes(year: year) }
+        let byTime = byYear.filter { groups[$0].meets(within: availability) }
+        let withRoom = byTime.filter { groups[$0].hasRoom }
+        func notPlaced(_ reason: PlaceReport.Reason, _ message: String) -> PlaceReport.Entry {
+            entry.outcome = .noMatchingGroup
+            entry.reason = reason.rawValue
+            entry.message = message
+            return entry
+        }
+        if pool.isEmpty {
+            return notPlaced(.noGroups, "\(ministryNames) has no community groups")
+        }
+        if bySex.isEmpty {
+            let offered = Set(pool.compactMap { groups[$0].sex }).sorted().joined(separator: ", ")
+            return notPlaced(.sex, "no \(ministryNames) group is open to \(Self.sexNoun(sex)) (its groups are for \(offered))")
+        }
+        if byYear.isEmpty {
+            let offered = Set(bySex.compactMap { groups[$0].audience }).sorted().joined(separator: ", ")
+            return notPlaced(.year, "no \(ministryNames) group open to \(Self.sexNoun(sex)) takes \(Self.yearNoun(year)) (they take \(offered))")
+        }
+        if byTime.isEmpty {
+            let meetings = byYear.map { "\(groups[$0].code) \(groups[$0].reportGroup.meets)" }.joined(separator: ", ")
+            return notPlaced(.time, "none of the fitting groups meets for \(Placer.meetingMinutes) minutes inside \"\(answer.availabilityText)\" (\(availability)); they meet: \(meetings)")
+        }
+        guard let best = withRoom.min(by: { groups[$0].rank < groups[$1].rank }) else {
+            let full = byTime.map { "\(groups[$0].code) \(groups[$0].members)/\(groups[$0].capacity ?? 0)" }.joined(separator: ", ")
+            return notPlaced(.full, "every fitting group is full: \(full)")
+        }
+        let inserted = try connection.query("""
+            insert into memberships (group_id, person_id, status, source) values ($1, $2, 'active', 'place')
+            on conflict (group_id, person_id) do nothing returning id
+            """, [groups[best].id, personID])
+        if !inserted.rows.isEmpty {
+            groups[best].members += 1
+            membershipsInserted += 1
+        }
+        entry.outcome = .placed
+        entry.group = groups[best].reportGroup
+        return entry
+    }
+
+    static func sexNoun(_ sex: String) -> String {
+        switch sex {
+        case "male": "men"
+        case "female": "women"
+        default: "students whose sex is not given"
+        }
+    }
+
+    static func yearNoun(_ year: Int) -> String {
+        ["", "freshmen", "sophomores", "juniors", "seniors", "graduate students"][min(max(year, 0), 5)]
+    }
+
+    // MARK: References
+
+    /// The campus and the chosen ministries, or unknown-reference diagnostics.
+    func resolve(_ answer: QuestionnaireAnswer, problems: inout [Diagnostic]) -> (Campus?, [Ministry]) {
+        guard !answer.campusText.isEmpty else { return (nil, []) }
+        let wanted = answer.campusText.lowercased(), key = PlaceField.key(answer.campusText)
+        let campus = campuses.first { $0.code == wanted || $0.name.lowercased() == wanted }
+            ?? campuses.first { PlaceField.key($0.code) == key || PlaceField.key($0.name) == key }
+        guard let campus else {
+            let suggestion = Suggestion.closest(to: answer.campusText, among: campuses.map(\.name) + campuses.map(\.code))
+            problems.append(Diagnostic(
+                file: file, line: answer.line, column: answer.campusColumn, field: PlaceField.campus.rawValue,
+                code: .unknownReference,
+                message: "campus \"\(answer.campusText)\" does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
+                hint: "write a campus name or code: " + campuses.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")))
+            return (nil, [])
+        }
+        let here = ministries.filter { $0.campusID == campus.id }
+        func find(_ text: String, among list: [Ministry]) -> Ministry? {
+            let lower = text.lowercased(), key = PlaceField.key(text)
+            return list.first { $0.code == lower || $0.name.lowercased() == lower }
+                ?? list.first { PlaceField.key($0.code) == key || PlaceField.key($0.name) == key }
+        }
+        var chosen: [Ministry] = []
+        for part in answer.ministriesText.split(separator: ";").map({ CellNormalizer.trimmedNFC(String($0)) }) where !part.isEmpty {
+            // A name may hold a comma; otherwise commas separate Google Forms checkboxes.
+            let items = find(part, among: ministries) != nil ? [part]
+                : part.split(separator: ",").map { CellNormalizer.trimmedNFC(String($0)) }.filter { !$0.isEmpty }
+            for item in items {
+                if let ministry = find(item, among: here) {
+                    if !chosen.contains(where: { $0.id == ministry.id }) { chosen.append(ministry) }
+                    continue
+                }
+                let message: String
+                if let elsewhere = find(item, among: ministries),
+                   let other = campuses.first(where: { $0.id == elsewhere.campusID }) {
+                    message = "ministry \"\(item)\" is at \(other.name), not \(campus.name)"
+                } else {
+                    let suggestion = Suggestion.closest(to: item, among: here.map(\.name) + here.map(\.code))
+                    message = "ministry \"\(item)\" does not exist at \(campus.name)" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "")
+                }
+                problems.append(Diagnostic(
+                    file: file, line: answer.line, column: answer.ministriesColumn, field: PlaceField.ministries.rawValue,
+                    code: .unknownReference, message: message,
+                    hint: "ministries at \(campus.name): " + here.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")))
+            }
+        }
+        return (campus, chosen)
+    }
+
+    // MARK: Writes
+
+    mutating func upsertPerson(_ answer: QuestionnaireAnswer, email: String, campusID: String) throws -> String {
+        let result = try connection.query("""
+            with upserted as (
+                insert into people (email, first_name, last_name, phone, sex, school_year, campus_id)
+                values ($1, $2, $3, $4, $5, $6::smallint, $7::bigint)
+                on conflict ((lower(email))) do update set
+                    first_name = excluded.first_name, last_name = excluded.last_name,
+                    phone = coalesce(excluded.phone, people.phone), sex = excluded.sex,
+                    school_year = excluded.school_year, campus_id = excluded.campus_id
+                where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.campus_id)
+                    is distinct from (excluded.first_name, excluded.last_name, coalesce(excluded.phone, people.phone),
+                                      excluded.sex, excluded.school_year, excluded.campus_id)
+                returning id, xmax = 0 as inserted
+            )
+            select id, case when inserted then 'inserted' else 'updated' end from upserted
+            union all
+            select id, 'unchanged' from people where lower(email) = $1 and not exists (select 1 from upserted)
+            """, [email, answer.firstName, answer.lastName, answer.phone, answer.sex, answer.schoolYear.map(String.init), campusID])
+        guard let row = result.rows.first, let id = row[0] else {
+            throw CruBatchError.unreadable("could not save the student on line \(answer.line)")
+        }
+        let change: PersonChange = row[1] == "inserted" ? .inserted : row[1] == "updated" ? .updated : .unchanged
+        people[change, default: 0] += 1
+        return id
+    }
+
+    func addMinistries(_ personID: String, _ ministryIDs: [String]) throws {
+        guard !ministryIDs.isEmpty else { return }
+        try connection.query("""
+            insert into person_ministries (person_id, ministry_id, position)
+            select $1::bigint, m.id,
+                   (coalesce((select max(position) from person_ministries where person_id = $1::bigint), 0) + m.ord)::smallint
+            from unnest($2::bigint[]) with ordinality as m(id, ord)
+            on conflict (person_id, ministry_id) do nothing
+            """, [personID, "{" + ministryIDs.joined(separator: ",") + "}"])
+    }
+
+    /// A group of one of `ministryIDs` the student is already in (placed before, or earlier in this run).
+    func currentGroup(of personID: String, in ministryIDs: [String]) throws -> PlaceGroup? {
+        let row = try connection.query("""
+            select m.group_id from memberships m join community_groups g on g.id = m.group_id
+            where m.person_id = $1 and g.ministry_id = any($2::bigint[])
+            order by m.joined_at, g.code limit 1
+            """, [personID, "{" + ministryIDs.joined(separator: ",") + "}"]).scalar
+        return row.flatMap { id in groups.first { $0.id == id } }
+    }
+}

@@ -1,0 +1,285 @@
+import CSVStream
+import Foundation
+
+/// A question of the "Get Involved" questionnaire, i.e. a column of its export.
+public enum PlaceField: String, CaseIterable, Sendable, Codable {
+    case timestamp
+    /// The whole name in one column ("Name"); split at the first space into first and last name.
+    case name
+    case firstName = "first_name"
+    case lastName = "last_name"
+    case email, phone, sex
+    case schoolYear = "school_year"
+    case campus, ministries, availability
+
+    /// Header names recognised exactly (compared lower case, letters and digits only), including the
+    /// question titles of the Google Forms export in fixtures/get-involved.
+    var aliases: [String] {
+        switch self {
+        case .timestamp: ["timestamp", "submitted", "submitted at", "submission time", "date"]
+        case .name: ["name", "full name", "your name", "what is your name?", "what's your name?", "student"]
+        case .firstName: ["first name", "first", "given name", "firstname", "what is your first name?"]
+        case .lastName: ["last name", "last", "surname", "family name", "lastname", "what is your last name?"]
+        case .email: ["email", "e-mail", "email address", "e-mail address", "mail", "your email",
+                      "what is your email address?"]
+        case .phone: ["phone", "phone number", "mobile", "cell", "cell phone", "mobile phone", "telephone",
+                      "what is your phone number?"]
+        case .sex: ["sex", "gender", "what is your sex?", "are you male or female?"]
+        case .schoolYear: ["school year", "year", "class", "year in school", "what year are you in school?",
+                           "class standing", "grade"]
+        case .campus: ["campus", "school", "college", "university", "which campus do you attend?",
+                       "what school do you attend?"]
+        case .ministries: ["ministries", "ministry", "which ministries are you interested in?",
+                           "which ministry are you interested in?", "ministries of interest"]
+        case .availability: ["availability", "available", "free time", "when are you free to meet each week?",
+                             "when are you free?", "when are you available?"]
+        }
+    }
+
+    /// Fragments that identify a long question title the aliases do not list, tried in
+    /// `PlaceField.fallbackOrder` order ("What year are you in school?" is a year before it is a school).
+    var keywords: [String] {
+        switch self {
+        case .availability: ["free", "availab", "whencan", "meeteach"]
+        case .ministries: ["ministr"]
+        case .schoolYear: ["yearinschool", "schoolyear", "whatyear", "classyear", "yearofstudy"]
+        case .campus: ["campus", "school", "college", "university"]
+        case .email: ["email", "mailaddress"]
+        case .phone: ["phone", "mobile", "cellnumber"]
+        case .sex: ["gender", "sex"]
+        case .firstName: ["firstname", "givenname"]
+        case .lastName: ["lastname", "surname", "familyname"]
+        case .name: ["name"]
+        case .timestamp: ["timestamp"]
+        }
+    }
+
+    static let fallbackOrder: [PlaceField] = [.availability, .ministries, .schoolYear, .campus, .email, .phone, .sex,
+                                              .firstName, .lastName, .name, .timestamp]
+
+    /// The field named on the command line (`availability`, `school_year`, `school-year`, `year`...).
+    public init?(argument: String) {
+        let key = Self.key(argument)
+        guard let field = Self.allCases.first(where: { Self.key($0.rawValue) == key })
+                ?? Self.allCases.first(where: { $0.aliases.map(Self.key).contains(key) }) else { return nil }
+        self = field
+    }
+
+    /// The form headers are compared in: lower case, letters and digits only.
+    static func key(_ text: String) -> String {
+        String(String.UnicodeScalarView(CellNormalizer.trimmedNFC(text).lowercased().unicodeScalars.filter {
+            CharacterSet.alphanumerics.contains($0)
+        }))
+    }
+
+    public static var acceptedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// Which column of the export answers which question.
+struct QuestionnaireHeader {
+    let indexes: [PlaceField: Int]
+    let warnings: [Diagnostic]
+
+    /// Matches `--map` titles first, then the built-in names, then keywords of long question titles.
+    /// Throws `missing-column` (a required question, or a `--map` title not in the header) or
+    /// `duplicate-header` (two columns answering one question).
+    init(header: [String], overrides: [PlaceField: String], file: String) throws(Diagnostic) {
+        var indexes: [PlaceField: Int] = [:]
+        var used = Set<Int>()
+        for field in PlaceField.allCases {
+            guard let title = overrides[field] else { continue }
+            let wanted = PlaceField.key(title)
+            guard let position = header.indices.first(where: { !used.contains($0) && PlaceField.key(header[$0]) == wanted }) else {
+                throw Diagnostic(file: file, line: 1, code: .missingColumn,
+                                 message: "--map \(field.rawValue)=\"\(title)\": the header has no column \"\(title)\"",
+                                 hint: "the header is: \(header.map { "\"\($0)\"" }.joined(separator: ", "))")
+            }
+            indexes[field] = position
+            used.insert(position)
+        }
+        // Built-in names.
+        for (position, title) in header.enumerated() where !used.contains(position) {
+            let key = PlaceField.key(title)
+            guard let field = PlaceField.allCases.first(where: { $0.aliases.map(PlaceField.key).contains(key) }) else { continue }
+            if overrides[field] != nil { continue }
+            if let earlier = indexes[field] {
+                throw Diagnostic(file: file, line: 1, column: position + 1, code: .duplicateHeader,
+                                 message: "columns \"\(header[earlier])\" and \"\(title)\" both answer \(field.rawValue)",
+                                 hint: "choose one with --map \(field.rawValue)=\"\(header[earlier])\", or delete the other column")
+            }
+            indexes[field] = position
+            used.insert(position)
+        }
+        // Long question titles, by keyword, for questions still unanswered.
+        var warnings: [Diagnostic] = []
+        for (position, title) in header.enumerated() where !used.contains(position) {
+            let key = PlaceField.key(title)
+            if let field = PlaceField.fallbackOrder.first(where: { field in
+                indexes[field] == nil && field.keywords.contains { key.contains($0) }
+            }) {
+                indexes[field] = position
+                used.insert(position)
+            } else {
+                warnings.append(Diagnostic(
+                    file: file, line: 1, column: position + 1, code: .unknownColumn,
+                    message: "column \"\(title)\" is not a question crubatch place uses and is ignored",
+                    hint: "if it is one, map it: --map FIELD=\"\(title)\" (FIELD: \(PlaceField.acceptedList))"))
+            }
+        }
+        // Whole names are only read when first and last names are not both there.
+        if indexes[.firstName] != nil && indexes[.lastName] != nil { indexes[.name] = nil }
+        var missing = [PlaceField.email, .sex, .schoolYear, .campus, .ministries, .availability].filter { indexes[$0] == nil }
+        if indexes[.name] == nil {
+            missing += [PlaceField.firstName, .lastName].filter { indexes[$0] == nil }
+        }
+        if !missing.isEmpty {
+            let names = missing.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw Diagnostic(file: file, line: 1, code: .missingColumn,
+                             message: "no column answers \(names)",
+                             hint: "map each to its question title, e.g. --map availability=\"When are you free to meet each week?\"")
+        }
+        self.indexes = indexes
+        self.warnings = warnings
+    }
+}
+
+/// One answer as read from the file, normalised, with every problem found without the database.
+struct QuestionnaireAnswer: Sendable {
+    let line: Int
+    /// The email as typed (trimmed, lower case), for the report even when it is invalid.
+    var emailText = ""
+    var email: String?
+    var firstName: String?
+    var lastName: String?
+    var phone: String?
+    var sex: String?
+    var schoolYear: Int?
+    var campusText = ""
+    var campusColumn: Int?
+    /// The ministries cell as written (split by `Placer` against the known names).
+    var ministriesText = ""
+    var ministriesColumn: Int?
+    var availabilityText = ""
+    var availability: Availability?
+    var diagnostics: [Diagnostic] = []
+    /// The availability (and nothing else) could not be read.
+    var availabilityUnreadable = false
+
+    var name: String { [firstName, lastName].compactMap { $0 }.joined(separator: " ") }
+    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+}
+
+/// Reads a questionnaire export into answers: the whole file (questionnaires are small), so that a
+/// file that cannot be read changes nothing and placement can go in file order.
+struct QuestionnaireReader {
+    let path: String
+    let displayName: String
+    let overrides: [PlaceField: String]
+    let encoding: TextEncoding
+
+    struct Contents {
+        var answers: [QuestionnaireAnswer] = []
+        /// File-level warnings (unknown columns, blank rows).
+        var warnings: [Diagnostic] = []
+        /// The problem that makes the file unreadable, if any (exit 65).
+        var fatal: Diagnostic?
+        var sha256: String?
+    }
+
+    func read() throws(FileOpenError) -> Contents {
+        let reader = try CSVReader(path: path, options: CSVReader.Options(displayName: displayName, encoding: encoding))
+        var contents = Contents()
+        do throws(Diagnostic) {
+            let table = try CSVTableReader(reader: reader)
+            let header = try QuestionnaireHeader(header: table.header, overrides: overrides, file: displayName)
+            contents.warnings += table.takeWarnings() + header.warnings
+            while let row = try table.next() {
+                contents.answers.append(answer(row, header: header))
+                contents.warnings += table.takeWarnings()
+            }
+            contents.warnings += table.takeWarnings()
+        } catch {
+            contents.fatal = error
+        }
+        contents.sha256 = reader.sha256Hex
+        return contents
+    }
+
+    func answer(_ row: CSVRow, header: QuestionnaireHeader) -> QuestionnaireAnswer {
+        var answer = QuestionnaireAnswer(line: row.line)
+        if let shape = row.shapeProblem { answer.diagnostics.append(shape) }
+        func cell(_ field: PlaceField) -> (text: String, column: Int)? {
+            header.indexes[field].map { (CellNormalizer.trimmedNFC(row.cells[$0]), $0 + 1) }
+        }
+        func problem(_ field: PlaceField, _ column: Int, _ code: DiagnosticCode, _ message: String, hint: String?) {
+            answer.diagnostics.append(Diagnostic(file: displayName, line: row.line, column: column, field: field.rawValue,
+                                                 code: code, message: message, hint: hint))
+        }
+        func value(_ field: PlaceField, as type: CellType, required: Bool) -> String? {
+            guard let (text, column) = cell(field) else { return nil }
+            do throws(CellProblem) {
+                let value = try CellNormalizer.normalize(text, as: type)
+                if value == nil && required {
+                    problem(field, column, .missingValue, "\(field.rawValue) is required but empty",
+                            hint: "ask the student, or fill in the \(field.rawValue) cell")
+                }
+                return value
+            } catch {
+                problem(field, column, error.code, "\(field.rawValue): \(error.message)", hint: error.hint)
+                return nil
+            }
+        }
+
+        answer.emailText = cell(.email)?.text.lowercased() ?? ""
+        answer.email = value(.email, as: .email, required: true)
+        if header.indexes[.name] != nil, let (text, column) = cell(.name) {
+            let words = text.split(whereSeparator: \.isWhitespace)
+            if words.isEmpty {
+                problem(.name, column, .missingValue, "name is required but empty", hint: "fill in the student's name")
+            } else if words.count == 1 {
+                answer.firstName = String(words[0])
+                problem(.name, column, .missingValue, "name \"\(text)\" has no last name",
+                        hint: "write the first and last name, e.g. Ana Flores")
+            } else {
+                answer.firstName = String(words[0])
+                answer.lastName = words.dropFirst().joined(separator: " ")
+            }
+        } else {
+            answer.firstName = value(.firstName, as: .text, required: true)
+            answer.lastName = value(.lastName, as: .text, required: true)
+        }
+        answer.phone = value(.phone, as: .phone, required: false)
+        answer.sex = value(.sex, as: .personSex, required: true)
+        answer.schoolYear = value(.schoolYear, as: .schoolYear, required: true).flatMap { Int($0) }
+        if let (text, column) = cell(.campus) {
+            answer.campusText = text
+            answer.campusColumn = column
+            if text.isEmpty {
+                problem(.campus, column, .missingValue, "campus is required but empty", hint: "fill in the campus (name or code)")
+            }
+        }
+        if let (text, column) = cell(.ministries) {
+            answer.ministriesText = text
+            answer.ministriesColumn = column
+            if text.split(whereSeparator: { $0 == ";" || $0 == "," }).allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
+                problem(.ministries, column, .missingValue, "ministries is required but empty",
+                        hint: "fill in at least one ministry (name or code)")
+            }
+        }
+        if let (text, column) = cell(.availability) {
+            answer.availabilityText = text
+            if text.isEmpty {
+                problem(.availability, column, .missingValue, "availability is required but empty",
+                        hint: AvailabilityError.hint)
+            } else {
+                do throws(AvailabilityError) {
+                    answer.availability = try Availability.parse(text)
+                } catch {
+                    answer.availabilityUnreadable = true
+                    problem(.availability, column, .typeError, error.description, hint: AvailabilityError.hint)
+                }
+            }
+        }
+        return answer
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import CruBatch
+import CSVStream
+import Foundation
+
+struct PlaceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "place",
+        abstract: "Place \"Get Involved\" questionnaire answers into community groups.",
+        discussion: """
+        FILE is a questionnaire export (e.g. Google Forms): timestamp, name (or first
+        and last name), email, phone, sex, school year, campus, ministries (several,
+        separated by , or ;) and availability, free text such as
+        "Mon evening; Tue 7-9pm; Thursday after 6". Long question titles such as
+        "When are you free to meet each week?" are recognised; map others with --map.
+
+        Each answer, in file order, in one transaction: the student is saved (matched
+        on email) with the chosen ministries, then placed in a group of those
+        ministries on that campus that admits the student's sex and school year,
+        meets for the whole meeting (90 minutes) inside the availability, and has
+        room. The group with the fewest members wins (then the earliest meeting,
+        Monday first, then the code). A student already in a group of a chosen
+        ministry is not placed again, so re-running a file is safe. The leaders are
+        told by `crubatch notify`.
+
+        Availability: Monday, Mondays, Mon, Tue/Tues, Thu/Thurs; Mon/Wed, Mon & Wed,
+        Monday and Wednesday, Mon-Thu, weekdays, weekends; morning (06-12),
+        afternoon (12-17), evening (17-22), weeknights, anytime; 7-9pm, 6:30pm-9pm,
+        11am-1pm, after 6 (a bare hour is pm); pieces separated by ; or ,.
+        Text that cannot be read is reported (type-error), never guessed.
+
+        Examples:
+          crubatch place answers.csv --dry-run
+          crubatch place answers.csv --format csv > placements.csv
+          crubatch place form.csv --map availability="When can you meet?"
+
+        Exit codes: 0 every answer placed; 1 some could not be placed; 65 unreadable
+        file; 66 no such file; 69 database unavailable; 75 another place is running.
+        """
+    )
+
+    @Argument(help: "The questionnaire export (CSV).")
+    var file: String
+
+    @Flag(help: "Place everything in a transaction, report, and roll back: write nothing.")
+    var dryRun = false
+
+    @Option(help: "text (table on stdout, diagnostics on stderr), json (one document) or csv (one row per answer).")
+    var format: PlaceFormat = .text
+
+    @Option(name: .customLong("map"), parsing: .singleValue,
+            help: ArgumentHelp("Read FIELD from the column titled TITLE (repeatable). FIELD: \(PlaceField.acceptedList).",
+                               valueName: "FIELD=TITLE"))
+    var map: [String] = []
+
+    @Option(help: "Text encoding of the file: utf-8 or windows-1252.")
+    var encoding: String = "utf-8"
+
+    @OptionGroup var database: DatabaseOptions
+
+    enum PlaceFormat: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
+
+    func columnMap() throws -> [PlaceField: String] {
+        var columns: [PlaceField: String] = [:]
+        for item in map {
+            guard let equals = item.firstIndex(of: "=") else {
+                throw ValidationError("--map takes FIELD=TITLE, e.g. --map availability=\"When are you free?\" (got \"\(item)\")")
+            }
+            let name = String(item[..<equals]), title = String(item[item.index(after: equals)...])
+            guard let field = PlaceField(argument: name) else {
+                throw ValidationError("--map: unknown field \"\(name)\"; fields: \(PlaceField.acceptedList)")
+            }
+            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--map \(name)=: give the column title after =")
+            }
+            if columns[field] != nil { throw ValidationError("--map: \(field.rawValue) is mapped twice") }
+            columns[field] = title
+        }
+        return columns
+    }
+
+    func validate() throws {
+        _ = try columnMap()
+        if TextEncoding(rawValue: encoding.lowercased()) == nil {
+            throw ValidationError("--encoding must be utf-8 or windows-1252 (got \"\(encoding)\")")
+        }
+    }
+
+    func run() throws {
+        var options = PlaceOptions()
+        options.dryRun = dryRun
+        options.columnMap = try columnMap()
+        options.encoding = TextEncoding(rawValue: encoding.lowercased()) ?? .utf8
+        try runReportingErrors {
+            let report = try Placer(options: options).run(path: file, connect: database.connect)
+            switch format {
+            case .json:
+                printLine(report.json())
+            case .csv:
+                for diagnostic in report.diagnostics { printError(diagnostic.rendered) }
+                if !report.unreadable { FileHandle.standardOutput.write(Data(report.csv().utf8)) }
+            case .text:
+                for diagnostic in report.diagnostics { printError(diagnostic.rendered) }
+                printLine(report.text)
+            }
+            return report.exitStatus
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import CruBatch
+import Foundation
+import PostgresClient
+import Testing
+
+/// The SMTP sink scripts/test starts: its URL and Maildir.
+enum MailSink {
+    static func url() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_URL"], !url.isEmpty else {
+            throw TestSetupError("CRUBATCH_TEST_SMTP_URL is not set: run the tests with scripts/test")
+        }
+        return url
+    }
+
+    static func mailbox() throws -> String {
+        guard let path = ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_MAILBOX"], !path.isEmpty else {
+            throw TestSetupError("CRUBATCH_TEST_SMTP_MAILBOX is not set: run the tests with scripts/test")
+        }
+        return path
+    }
+
+    /// Messages delivered for one database (their Message-IDs carry its name).
+    static func messages(for database: TestDatabase) throws -> [String] {
+        let folder = try mailbox() + "/new"
+        return try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { name in
+            let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+            return text?.contains(".\(database.name)@crubatch>") == true ? text : nil
+        }
+    }
+
+    /// The decoded plain-text body of a quoted-printable message.
+    static func body(_ message: String) -> String {
+        let raw = message.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n")
+            .replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "=\n", with: "")
+        let utf8 = Array(raw.utf8)
+        var bytes: [UInt8] = []
+        var i = 0
+        while i < utf8.count {
+            if utf8[i] == UInt8(ascii: "="), i + 2 < utf8.count,
+               let value = UInt8(String(decoding: utf8[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                i += 3
+            } else {
+                bytes.append(utf8[i])
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+@Suite("notify")
+struct NotifyTests {
+    /// A database with central-coast loaded and `count` new students joined to cp-small-tue's
+    /// leaders' new uncapped group; returns the database and the students' emails.
+    private func databaseWithJoins(_ count: Int, leaders: Int = 2) throws -> (TestDatabase, [String]) {
+        let database = try TestDatabase()
+        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        try #require(load.status == 0, "\(load.stderr)")
+        let connection = try database.connect()
+        try connection.execute("""
+            insert into community_groups (code, ministry_id, name, meeting_day, meeting_time, location, sex)
+            select 'notify-test', ministry_id, 'Notify Test Group', 'Tuesday', '19:00', 'Dexter Lawn', 'mixed'
+            from community_groups where code = 'cp-small-tue';
+            insert into group_leaders (group_id, person_id, position)
+            select (select id from community_groups where code = 'notify-test'), gl.person_id, gl.position
+            from group_leaders gl join community_groups g on g.id = gl.group_id
+            where g.code = 'cp-small-tue' order by gl.position limit \(leaders);
+            """)
+        let emails = (0..<count).map { "joiner\($0)@example.edu" }
+        var csv = "email,first_name,last_name,phone,school_year\n"
+        var memberships = "group,email\n"
+        for (index, email) in emails.enumerated() {
+            csv += "\(email),Joiner\(index),Student,805-555-\(String(1000 + index)),\(1 + index % 5)\n"
+            memberships += "notify-test,\(email)\n"
+        }
+        let folder = try TestEnvironment.temporaryDirectory()
+        try csv.write(toFile: folder + "/students.csv", atomically: true, encoding: .utf8)
+        try memberships.write(toFile: folder + "/memberships.csv", atomically: true, encoding: .utf8)
+        // Only the new joins should be pending: mark central-coast's own as sent already.
+        try connection.execute("update notifications set status = 'sent', sent_at = now()")
+        let joins = try database.run(["import", "--dir", folder])
+        try #require(joins.status == 0, "\(joins.stderr)")
+        return (database, emails)
+    }
+
+    private func notify(_ database: TestDatabase, _ arguments: [String] = [], smtp: String? = nil) throws -> CommandResult {
+        try database.run(["notify", "--smtp-url", try smtp ?? MailSink.url()] + arguments)
+    }
+
+    @Test("10 joins into a group with 2 leaders: exactly 20 messages, each about its student; a second run sends none")
+    func tenJoinsTwentyMessages() throws {
+        let (database, emails) = try databaseWithJoins(10)
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 20)
+        let first = try notify(database)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("sent 20"))
+        let messages = try MailSink.messages(for: database)
+        #expect(messages.count == 20)
+        for email in emails {
+            let about = messages.filter { MailSink.body($0).contains("Email:       \(email)") }
+            #expect(about.count == 2, "\(email)")
+            for message in about {
+                let others = emails.filter { $0 != email && MailSink.body(message).contains($0) }
+                #expect(others.isEmpty, "a message about \(email) mentions \(others)")
+                #expect(MailSink.body(message).contains("Notify Test Group"))
+                #expect(MailSink.body(message).contains("Phone:       +1805555"))
+            }
+        }
+        let leaders = Set(messages.compactMap { $0.split(separator: "\n").first { $0.hasPrefix("To: ") } })
+        #expect(leaders.count == 2)
+        #expect(try database.count("select count(*) from notifications where status = 'sent' and message_id is not null and attempts = 1") >= 20)
+
+        let second = try notify(database)
+        #expect(second.status == 0)
+        #expect(second.stderr.contains("sent 0"))
+        #expect(try MailSink.messages(for: database).count == 20)
+
+        // Re-inserting the same membership notifies nobody again.
+        let connection = try database.connect()
+        try connection.execute("""
+            insert into memberships (group_id, person_id) select group_id, person_id from memberships
+            where group_id = (select id from community_groups where code = 'notify-test') on conflict do nothing
+            """)
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
+    }
+
+    @Test("two notify processes at once on 1,000 pending rows deliver every message exactly once")
+    func twoProcessesExactlyOnce() throws {
+        let database = try TestDatabase()
+        let connection = try database.connect()
+        try connection.execute("""
+            insert into campuses (code, name) values ('c', 'Campus');
+            insert into ministries (code, name, campus_id) values ('m', 'Ministry', (select id from campuses));
+            insert into people (email, first_name, last_name, phone, is_leader) values ('lead@example.org', 'Lee', 'Der', '+18055550100', true);
+            insert into community_groups (code, ministry_id, name) values ('g', (select id from ministries), 'Big Group');
+            insert into group_leaders (group_id, person_id) select g.id, p.id from community_groups g, people p;
+            insert into people (email, first_name, last_name) select 's' || i || '@example.edu', 'S' || i, 'Tudent' from generate_series(1, 1000) i;
+            insert into memberships (group_id, person_id) select g.id, p.id from community_groups g, people p where not p.is_leader;
+            """)
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 1000)
+        let url = try MailSink.url()
+        let processes = try (0..<2).map { _ -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
+            process.arguments = ["notify", "--smtp-url", url]
+            process.environment = ["DATABASE_URL": database.url]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let messages = try MailSink.messages(for: database)
+        let ids = messages.compactMap { $0.split(separator: "\n").first { $0.hasPrefix("Message-ID:") } }
+        #expect(messages.count == 1000)
+        #expect(Set(ids).count == 1000)
+        #expect(try database.count("select count(*) from notifications where status = 'sent' and attempts = 1") == 1000)
+    }
+
+    @Test("SMTP down: rows stay pending and back off; SMTP back: delivered; too many attempts: dead and listed")
+    func retriesAndDead() throws {
+        let (database, _) = try databaseWithJoins(2, leaders: 1)
+        let down = try notify(database, [], smtp: "smtp://127.0.0.1:1")
+        #expect(down.status == 69, "\(down.stderr)")
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 1 and next_attempt_at > now() and last_error is not null") == 2)
+        #expect(try MailSink.messages(for: database).isEmpty)
+
+        // Not due yet: nothing happens even though the server is back.
+        #expect(try notify(database).stderr.contains("sent 0"))
+        // Time passes.
+        try database.connect().execute("update notifications set next_attempt_at = now() where status = 'pending'")
+        let back = try notify(database)
+        #expect(back.status == 0)
+        #expect(try MailSink.messages(for: database).count == 2)
+        #expect(try database.count("select count(*) from notifications where status = 'sent' and attempts = 2") == 2)
+
+        let (deadDatabase, _) = try databaseWithJoins(1, leaders: 1)
+        for _ in 0..<2 {
+            _ = try notify(deadDatabase, ["--max-attempts", "2"], smtp: "smtp://127.0.0.1:1")
+            try deadDatabase.connect().execute("update notifications set next_attempt_at = now() where status = 'pending'")
+        }
+        #expect(try deadDatabase.count("select count(*) from notifications where status = 'dead' and attempts = 2") == 1)
+        let status = try deadDatabase.run(["status"])
+        #expect(status.stdout.contains("1 dead"))
+        #expect(status.stdout.contains("after 2 attempts"))
+    }
+
+    @Test("notify --watch delivers a join inserted by plain SQL within seconds and exits 0 on SIGTERM")
+    func watchMode() throws {
+        let (database, _) = try databaseWithJoins(0, leaders: 1)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
+        process.arguments = ["notify", "--watch", "--smtp-url", try MailSink.url()]
+        process.environment = ["DATABASE_URL": database.url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        usleep(700_000)
+        let connection = try database.connect()
+        try connection.execute("""
+            insert into memberships (group_id, person_id)
+            select (select id from community_groups where code = 'notify-test'), id from people
+            where not is_leader order by email limit 1
+            """)
+        let inserted = Date()
+        var delivered = false
+        while !delivered && Date().timeIntervalSince(inserted) < 5 {
+            delivered = try MailSink.messages(for: database).count == 1
+            if !delivered { usleep(50_000) }
+        }
+        #expect(delivered)
+        #expect(Date().timeIntervalSince(inserted) < 2.5)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test("--digest sends one message per leader; opted-out leaders are skipped; stdout previews change nothing")
+    func digestOptOutPreview() throws {
+        let (database, emails) = try databaseWithJoins(3, leaders: 2)
+        let connection = try database.connect()
+        try connection.execute("""
+            update people set notifications_opt_out = true where id = (
+                select gl.person_id from group_leaders gl join community_groups g on g.id = gl.group_id
+                where g.code = 'notify-test' order by gl.position desc limit 1)
+            """)
+        let preview = try database.run(["notify", "--transport", "stdout", "--digest"])
+        #expect(preview.status == 0)
+        #expect(preview.stdout.contains("Subject: 3 new members in your community groups"))
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 6)
+
+        let result = try notify(database, ["--digest"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let messages = try MailSink.messages(for: database)
+        #expect(messages.count == 1)
+        for email in emails { #expect(MailSink.body(messages[0]).contains(email)) }
+        #expect(try database.count("select count(*) from notifications where status = 'skipped'") == 3)
+        #expect(try database.count("select count(*) from notifications where status = 'sent'") >= 3)
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+import PostgresClient
+import Testing
+
+@Suite("PostgresConnection against a real server")
+struct PostgresConnectionTests {
+    @Test("parameters round-trip: NULL, unicode and quotes")
+    func parameters() throws {
+        let db = try TestDatabase.connect()
+        let values: [String?] = [nil, "Zoë 😀 日本語", "O'Brien said \"hi\"; drop table x; --", "41"]
+        let result = try db.query("select $1::text as a, $2::text as b, $3::text as c, $4::int + 1 as d", values)
+        #expect(result.columns == ["a", "b", "c", "d"])
+        #expect(result.rows.count == 1)
+        #expect(result.rows[0] == [nil, values[1], values[2], "42"])
+        #expect(result[0, "c"] == values[2])
+        #expect(result[0, "nope"] == nil)
+        #expect(result.scalar == nil, "the first cell is NULL")
+
+        let table = uniqueName("people")
+        try db.execute("create temp table \(table) (id serial primary key, name text, note text)")
+        let inserted = try db.query("insert into \(table) (name, note) values ($1, $2), ($3, $4), ($5, $6)",
+                                    ["Ann", nil, "Zoë", "it's", "Bob \"B\"", "x,y"])
+        #expect(inserted.affectedRows == 3)
+        let rows = try db.query("select name, note, note is null as missing from \(table) order by id")
+        #expect(rows.rows == [["Ann", nil, "t"], ["Zoë", "it's", "f"], ["Bob \"B\"", "x,y", "f"]])
+        #expect(try db.query("select count(*) from \(table) where name = $1", ["Zoë"]).scalar == "1")
+    }
+
+    @Test("a syntax error carries SQLSTATE 42601 and leaves the connection usable")
+    func syntaxError() throws {
+        let db = try TestDatabase.connect()
+        let error = try postgresError { try db.query("selec 1") }
+        #expect(error.kind == .query)
+        #expect(error.sqlState == "42601")
+        #expect(error.message.contains("syntax error"))
+        #expect(error.description.contains("SQLSTATE 42601"))
+        #expect(try db.query("select 1").scalar == "1")
+    }
+
+    @Test("a unique violation carries SQLSTATE 23505 and the key in its detail")
+    func uniqueViolation() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("emails")
+        try db.execute("create temp table \(table) (email text primary key)")
+        try db.query("insert into \(table) values ($1)", ["ann@example.org"])
+        let error = try postgresError { try db.query("insert into \(table) values ($1)", ["ann@example.org"]) }
+        #expect(error.kind == .query)
+        #expect(error.sqlState == "23505")
+        #expect(error.detail?.contains("ann@example.org") == true)
+        #expect(try db.query("select count(*) from \(table)").scalar == "1")
+    }
+
+    @Test("transaction commits when the body returns and rolls back when it throws")
+    func transactions() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("tx")
+        try db.execute("create temp table \(table) (n int)")
+
+        let value = try db.transaction {
+            try db.query("insert into \(table) values (1)")
+            return "done"
+        }
+        #expect(value == "done")
+        #expect(try db.query("select count(*) from \(table)").scalar == "1")
+
+        #expect(throws: Planned.self) {
+            try db.transaction {
+                try db.query("insert into \(table) values (2)")
+                throw Planned()
+            }
+        }
+        #expect(try db.query("select count(*) from \(table)").scalar == "1")
+
+        // A failed statement inside rolls back too, and the session is not left in an aborted transaction.
+        let error = try postgresError {
+            try db.transaction {
+                try db.query("insert into \(table) values (3)")
+                try db.query("insert into \(table) values ('not a number')")
+            }
+        }
+        #expect(error.sqlState == "22P02")
+        #expect(try db.query("select array_agg(n order by n)::text from \(table)").scalar == "{1}")
+        let pid = try db.query("select pg_backend_pid()").scalar
+        let observer = try TestDatabase.connect()
+        #expect(try observer.query("select state from pg_stat_activity where pid = $1::int", [pid]).scalar == "idle",
+                "the session is not left inside a transaction")
+    }
+
+    @Test("a second session cannot take an advisory lock the first holds, until it is released")
+    func advisoryLocks() throws {
+        let first = try TestDatabase.connect()
+        let second = try TestDatabase.connect()
+        let key = Int64.random(in: 1...Int64.max)
+        #expect(try first.tryAdvisoryLock(key))
+        #expect(try second.tryAdvisoryLock(key) == false)
+        try first.advisoryUnlock(key)
+        #expect(try second.tryAdvisoryLock(key))
+        #expect(try first.tryAdvisoryLock(key) == false)
+        try second.advisoryUnlock(key)
+
+        let negative = -key
+        try first.advisoryLock(negative)
+        #expect(try second.tryAdvisoryLock(negative) == false)
+        try first.advisoryUnlock(negative)
+        #expect(try second.tryAdvisoryLock(negative))
+        try second.advisoryUnlock(negative)
+    }
+
+    @Test("copyIn streams 10,000 CSV rows")
+    func copyIn() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("copy_in")
+        try db.execute("create temp table \(table) (id int primary key, name text, note text)")
+        let count = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+            var chunk: [UInt8] = []
+            for id in 1...10_000 {
+                chunk += Array("\(id),\"Name, \"\"\(id)\"\"\",Zoë \(id)\n".utf8)
+                if id.isMultiple(of: 1_000) {
+                    try sender.send(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        #expect(count == 10_000)
+        #expect(try db.query("select count(*), sum(id) from \(table)").rows == [["10000", "50005000"]])
+        #expect(try db.query("select name, note from \(table) where id = 7777").rows == [["Name, \"7777\"", "Zoë 7777"]])
+    }
+
+    @Test("copyIn whose body throws copies nothing and leaves the connection usable")
+    func copyInAborted() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("copy_abort")
+        try db.execute("create temp table \(table) (id int, name text)")
+        #expect(throws: Planned.self) {
+            try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+                try sender.send(Array("1,Ann\n2,Bob\n".utf8))
+                throw Planned()
+            }
+        }
+        #expect(try db.query("select count(*) from \(table)").scalar == "0")
+        let again = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+            try sender.send(Array("3,Cy\n".utf8))
+        }
+        #expect(again == 1)
+        #expect(try db.query("select name from \(table)").rows == [["Cy"]])
+    }
+
+    @Test("copyIn of bad data reports the server's error and leaves the connection usable")
+    func copyInBadData() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("copy_bad")
+        try db.execute("create temp table \(table) (id int, name text)")
+        let error = try postgresError {
+            try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+                try sender.send(Array("1,Ann\nseven,Bob\n".utf8))
+            }
+        }
+        #expect(error.sqlState == "22P02")
+        #expect(try db.query("select count(*) from \(table)").scalar == "0")
+
+        let notCopy = try postgresError { try db.copyIn("select 1") { _ in } }
+        #expect(notCopy.kind == .copy)
+        #expect(try db.query("select 2").scalar == "2")
+    }
+
+    @Test("a COPY in the wrong direction, or through query/execute, fails fast and leaves the connection usable",
+          .timeLimit(.minutes(1)))
+    func copyWrongDirection() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("copy_dir")
+        try db.execute("create temp table \(table) (id int)")
+        try db.query("insert into \(table) select generate_series(1, 100)")
+
+        let attempts: [(String, () throws -> Void)] = [
+            ("copyIn of TO STDOUT", { try db.copyIn("COPY \(table) TO STDOUT") { _ in } }),
+            ("copyOut of FROM STDIN", { try db.copyOut("COPY \(table) FROM STDIN") { _ in } }),
+            ("query of TO STDOUT", { try db.query("COPY \(table) TO STDOUT") }),
+            ("execute of FROM STDIN", { try db.execute("COPY \(table) FROM STDIN") }),
+        ]
+        for (name, attempt) in attempts {
+            let error = try postgresError(attempt)
+            #expect(error.kind == .copy, "\(name): \(error)")
+            #expect(try db.query("select count(*) from \(table)").scalar == "100", "\(name) left the connection unusable")
+        }
+    }
+
+    @Test("settings in the connection URL are not overridden by the client's defaults")
+    func urlParametersWin() throws {
+        let base = try TestDatabase.url()
+        let url = base + (base.contains("?") ? "&" : "?")
+            + "application_name=from-url&options=-c%20statement_timeout%3D4321&connect_timeout=7"
+        let db = try PostgresConnection(url)
+        #expect(try db.query("select current_setting('application_name')").scalar == "from-url")
+        #expect(try db.query("select current_setting('statement_timeout')").scalar == "4321ms")
+        #expect(try db.query("select current_setting('client_encoding')").scalar == "UTF8")
+
+        let plain = try PostgresConnection(base, applicationName: "given-name")
+        #expect(try plain.query("select current_setting('application_name')").scalar == "given-name")
+        #expect(try plain.query("select current_setting('client_min_messages')").scalar == "warning")
+    }
+
+    @Test("a connection the server ends is reported as a connection error")
+    func terminatedConnection() throws {
+        let listener = try TestDatabase.connect()
+        let observer = try TestDatabase.connect()
+        let channel = uniqueName("crubatch_test")
+        try listener.listen(channel)
+        let pid = try listener.query("select pg_backend_pid()").scalar
+        #expect(try observer.query("select pg_terminate_backend($1::int)", [pid]).scalar == "t")
+        let error = try postgresError { _ = try listener.waitForNotifications(timeout: 5) }
+        #expect(error.kind == .connection)
+        let after = try postgresError { try listener.query("select 1") }
+        #expect(after.kind == .connection)
+    }
+
+    @Test("copyOut streams every row back")
+    func copyOut() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("copy_out")
+        try db.execute("create temp table \(table) (id int, name text)")
+        try db.query("insert into \(table) select n, 'name ' || n || ', \"q\"' from generate_series(1, 5000) n")
+        var output: [UInt8] = []
+        let count = try db.copyOut("COPY (select id, name from \(table) order by id) TO STDOUT (FORMAT csv)") { chunk in
+            output += chunk
+        }
+        #expect(count == 5_000)
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 5_001)
+        #expect(lines.last == "")
+        #expect(lines.first == "1,\"name 1, \"\"q\"\"\"")
+        #expect(lines[4_999] == "5000,\"name 5000, \"\"q\"\"\"")
+
+        // A body that throws stops the copy but the error comes out and the connection still works.
+        var seen = 0
+        #expect(throws: Planned.self) {
+            try db.copyOut("COPY \(table) TO STDOUT") { _ in
+                seen += 1
+                if seen == 10 { throw Planned() }
+            }
+        }
+        #expect(seen == 10)
+        #expect(try db.query("select count(*) from \(table)").scalar == "5000")
+    }
+
+    @Test("LISTEN gets a NOTIFY from another session with its payload")
+    func notifications() throws {
+        let listener = try TestDatabase.connect()
+        let sender = try TestDatabase.connect()
+        let channel = uniqueName("crubatch_test")
+        try listener.listen(channel)
+        let pidText = try sender.query("select pg_backend_pid()").scalar
+        let senderPID = try #require(pidText.flatMap { Int32($0) })
+        try sender.query("select pg_notify($1, $2)", [channel, "place:42 Zoë"])
+
+        let received = try listener.waitForNotifications(timeout: 5)
+        #expect(received.count == 1)
+        #expect(received.first?.channel == channel)
+        #expect(received.first?.payload == "place:42 Zoë")
+        #expect(received.first?.processID == senderPID)
+
+        let start = Date()
+        let none = try listener.waitForNotifications(timeout: 0.3)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(none.isEmpty)
+        #expect(elapsed >= 0.25 && elapsed < 3, "waited \(elapsed)s")
+
+        // Notifications sent while nobody waits are kept until the next wait.
+        try sender.query("select pg_notify($1, 'one')", [channel])
+        try sender.query("select pg_notify($1, 'two')", [channel])
+        Thread.sleep(forTimeInterval: 0.2)
+        var payloads: [String] = []
+        let deadline = Date().addingTimeInterval(5)
+        while payloads.count < 2, Date() < deadline {
+            payloads += try listener.waitForNotifications(timeout: 1).map(\.payload)
+        }
+        #expect(payloads == ["one", "two"])
+    }
+
+    @Test("a refused connection names host and port and never the password")
+    func connectionRefused() throws {
+        for url in ["postgresql://bob:s3cret@127.0.0.1:1/x", "host=127.0.0.1 port=1 user=bob password=s3cret dbname=x"] {
+            let error = try postgresError { _ = try PostgresConnection(url) }
+            #expect(error.kind == .connection)
+            #expect(error.message.contains("127.0.0.1"), "\(error.message)")
+            #expect(error.message.contains("127.0.0.1:1") || error.message.contains("port 1 "), "\(error.message)")
+            #expect(!error.message.contains("s3cret"))
+            #expect(!error.description.contains("s3cret"))
+        }
+    }
+
+    @Test("endpoint names where the connection went")
+    func endpoint() throws {
+        let db = try TestDatabase.connect()
+        let url = try TestDatabase.url()
+        let components = try #require(URLComponents(string: url))
+        if let host = components.host, let port = components.port {
+            #expect(db.endpoint == "\(host):\(port)")
+        }
+        #expect(try db.query("select current_setting('application_name')").scalar == "crubatch-tests")
+        #expect(db.quoteIdentifier("we\"ird name") == "\"we\"\"ird name\"")
+    }
+}
