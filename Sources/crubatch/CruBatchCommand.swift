@@ -15,7 +15,7 @@ struct CruBatchCommand: ParsableCommand {
         66 file not found; 69 database or SMTP unavailable; 73 cannot write output; 75 locked, retry later.
         """,
         version: CruBatchVersion.current,
-        subcommands: [MigrateCommand.self, ImportCommand.self, ValidateCommand.self, ExportCommand.self, NightlyCommand.self, NotifyCommand.self, PlaceCommand.self, StatusCommand.self]
+        subcommands: [MigrateCommand.self, ImportCommand.self, ValidateCommand.self, ExportCommand.self, NightlyCommand.self, NotifyCommand.self, PlaceCommand.self, RunsCommand.self, StatusCommand.self]
     )
 }
 

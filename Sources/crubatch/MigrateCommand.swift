@@ -28,7 +28,7 @@ struct MigrateCommand: ParsableCommand {
                 for migration in try migrator.status() {
                     let state = migration.appliedAt.map { "applied \($0)" } ?? "pending"
                     let warning = migration.checksumMatches ? "" : "  CHANGED since applied"
-                    printLine("\(String(migration.version).leftZeroPadded(4))  \(migration.name.rightPadded(24))  \(state)\(warning)")
+                    printLine("\(String(migration.version).leftZeroPadded(4))  \(migration.name.rightPadded(30))  \(state)\(warning)")
                 }
                 return .ok
             }

@@ -33,6 +33,12 @@ struct ImportTests {
             #expect(file["unchanged"] as? Int == file["read"] as? Int)
         }
         #expect(try database.connect().query("select max(updated_at)::text from people").scalar == stamps)
+
+        let runs = try database.run(["runs", "--limit", "3"])
+        #expect(runs.status == 0)
+        let lines = runs.stdout.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[1].contains("resources") && lines[1].contains("succeeded") && lines[1].contains(NSUserName()))
     }
 
     @Test("values are normalised on the way in")

@@ -125,8 +125,7 @@ public struct Importer {
     }
 
     private func startRun(_ source: Source) throws -> Int {
-        let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"]
-            ?? String(getuid())
+        let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
         let row = try connection.query("""
             insert into import_runs (kind, file_name, dry_run, os_user) values ($1, $2, $3, $4) returning id
             """, [source.kind.rawValue, source.path, options.dryRun ? "true" : "false", user])

@@ -1,0 +1,18 @@
+import PostgresClient
+
+/// The import history `crubatch runs` lists, newest first.
+public struct ImportRuns {
+    public static let columns = ["id", "started", "kind", "file", "status", "dry", "read", "ins", "upd", "same", "rej", "seconds", "user"]
+
+    /// The newest `limit` runs as rows of text, in `columns` order.
+    public static func latest(_ limit: Int, from connection: PostgresConnection) throws -> [[String]] {
+        try Migrator(connection: connection).requireCurrent()
+        return try connection.query("""
+            select id, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS'), kind, file_name, status,
+                   case when dry_run then 'yes' else 'no' end, rows_read, rows_inserted, rows_updated,
+                   rows_unchanged, rows_rejected,
+                   coalesce(to_char(extract(epoch from finished_at - started_at), 'FM990.00'), '-'), coalesce(os_user, '')
+            from import_runs order by id desc limit $1
+            """, [String(limit)]).rows.map { $0.map { $0 ?? "" } }
+    }
+}
