@@ -106,16 +106,31 @@ public final class PostgresConnection {
 
     // MARK: COPY
 
+    /// Sends a COPY statement and checks that the server switched to the expected COPY mode.
+    private func startCopy(_ sql: String, expecting mode: ExecStatusType, _ name: String) throws {
+        let start = PQexec(handle, sql)
+        guard PQresultStatus(start) == mode else {
+            _ = try consume(start)
+            throw PostgresError(kind: .copy, message: "\(sql) did not start a \(name)")
+        }
+        PQclear(start)
+    }
+
+    /// Reads the COPY's final results; returns the row count the server reports.
+    private func finishCopy() throws -> Int {
+        var copied = 0
+        while let result = PQgetResult(handle) {
+            copied = Int(String(cString: PQcmdTuples(result))) ?? copied
+            _ = try consume(result, keepDraining: false)
+        }
+        return copied
+    }
+
     /// Streams rows into `COPY ... FROM STDIN`: `body` calls the sender with chunks of data in the
     /// COPY's format. Returns the number of rows copied.
     @discardableResult
     public func copyIn(_ sql: String, _ body: (CopyInSender) throws -> Void) throws -> Int {
-        let start = PQexec(handle, sql)
-        guard PQresultStatus(start) == PGRES_COPY_IN else {
-            _ = try consume(start)
-            throw PostgresError(kind: .copy, message: "\(sql) did not start a COPY FROM STDIN")
-        }
-        PQclear(start)
+        try startCopy(sql, expecting: PGRES_COPY_IN, "COPY FROM STDIN")
         let sender = CopyInSender(handle: handle)
         do {
             try body(sender)
@@ -125,23 +140,14 @@ public final class PostgresConnection {
             throw error
         }
         guard PQputCopyEnd(handle, nil) == 1 else { throw failure(.copy) }
-        var copied = 0
-        while let result = PQgetResult(handle) {
-            copied = Int(String(cString: PQcmdTuples(result))) ?? copied
-            _ = try consume(result, keepDraining: false)
-        }
+        let copied = try finishCopy()
         return copied
     }
 
     /// Streams `COPY ... TO STDOUT`, handing each chunk (usually one row) to `body`. Returns rows copied.
     @discardableResult
     public func copyOut(_ sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        let start = PQexec(handle, sql)
-        guard PQresultStatus(start) == PGRES_COPY_OUT else {
-            _ = try consume(start)
-            throw PostgresError(kind: .copy, message: "\(sql) did not start a COPY TO STDOUT")
-        }
-        PQclear(start)
+        try startCopy(sql, expecting: PGRES_COPY_OUT, "COPY TO STDOUT")
         var buffer: UnsafeMutablePointer<CChar>?
         var bodyError: Error?
         while true {
@@ -156,11 +162,7 @@ public final class PostgresConnection {
             if length == -2 { throw failure(.copy) }
             break
         }
-        var copied = 0
-        while let result = PQgetResult(handle) {
-            copied = Int(String(cString: PQcmdTuples(result))) ?? copied
-            _ = try consume(result, keepDraining: false)
-        }
+        let copied = try finishCopy()
         if let bodyError { throw bodyError }
         return copied
     }
