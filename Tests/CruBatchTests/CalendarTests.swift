@@ -366,31 +366,14 @@ import Testing
         var uid: String, date: String, weekday: String, time: String, offset: String, vtimezoneOffset: String
     }
 
-    @Test func pythonIcalendarExpandsWeeklyEventsAcrossDaylightSavingChanges() throws {
+    /// Expands an .ics with Python's icalendar and recurring_ical_events (script above); nil (with an
+    /// issue recorded) when Python or the packages are missing.
+    static func expandWithPython(_ bytes: [UInt8]) throws -> String? {
         let python = "/usr/bin/python3"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             Issue.record("\(python) is missing: the calendar interop test needs Python 3 with icalendar and recurring-ical-events")
-            return
+            return nil
         }
-        let events = [
-            Self.weeklyGroup(),
-            Self.weeklyGroup(uid: "group-asu-womens-tue@crubatch.cru.org", zone: "America/Phoenix",
-                             until: Local(year: 2026, month: 12, day: 15, hour: 23, minute: 59, second: 59)),
-            CalendarEvent(
-                uid: "event-fall-back-brunch@crubatch.cru.org", summary: "Brunch on the day clocks go back",
-                start: Local(year: 2026, month: 11, day: 1, hour: 10), end: .minutes(120),
-                timeZone: "America/Los_Angeles", dtstamp: Self.stamp),
-            CalendarEvent(
-                uid: "event-utc-call@crubatch.cru.org", summary: "Global call",
-                start: Local(year: 2027, month: 1, day: 12, hour: 19), end: .minutes(60),
-                timeZone: "UTC", dtstamp: Self.stamp),
-            // Southern hemisphere: daylight saving is in force when the range begins.
-            CalendarEvent(
-                uid: "event-sydney-launch@crubatch.cru.org", summary: "Sydney launch",
-                start: Local(year: 2026, month: 10, day: 6, hour: 18), end: .minutes(60),
-                timeZone: "Australia/Sydney", dtstamp: Self.stamp),
-        ]
-        let bytes = try ICalendarWriter(name: "Cru interop", years: 2026...2027).render(events)
 
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("crubatch-cal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -416,10 +399,34 @@ import Testing
                 Python packages for the calendar interop test are missing (\(output.trimmingCharacters(in: .whitespacesAndNewlines))); \
                 install them with: /usr/bin/python3 -m pip install --break-system-packages icalendar recurring-ical-events
                 """)
-            return
+            return nil
         }
         try #require(process.terminationStatus == 0, "python failed (\(process.terminationStatus)):\n\(errors)\(output)")
 
+        return output
+    }
+
+    @Test func pythonIcalendarExpandsWeeklyEventsAcrossDaylightSavingChanges() throws {
+        let events = [
+            Self.weeklyGroup(),
+            Self.weeklyGroup(uid: "group-asu-womens-tue@crubatch.cru.org", zone: "America/Phoenix",
+                             until: Local(year: 2026, month: 12, day: 15, hour: 23, minute: 59, second: 59)),
+            CalendarEvent(
+                uid: "event-fall-back-brunch@crubatch.cru.org", summary: "Brunch on the day clocks go back",
+                start: Local(year: 2026, month: 11, day: 1, hour: 10), end: .minutes(120),
+                timeZone: "America/Los_Angeles", dtstamp: Self.stamp),
+            CalendarEvent(
+                uid: "event-utc-call@crubatch.cru.org", summary: "Global call",
+                start: Local(year: 2027, month: 1, day: 12, hour: 19), end: .minutes(60),
+                timeZone: "UTC", dtstamp: Self.stamp),
+            // Southern hemisphere: daylight saving is in force when the range begins.
+            CalendarEvent(
+                uid: "event-sydney-launch@crubatch.cru.org", summary: "Sydney launch",
+                start: Local(year: 2026, month: 10, day: 6, hour: 18), end: .minutes(60),
+                timeZone: "Australia/Sydney", dtstamp: Self.stamp),
+        ]
+        let bytes = try ICalendarWriter(name: "Cru interop", years: 2026...2027).render(events)
+        guard let output = try Self.expandWithPython(bytes) else { return }
         let rows = output.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
         #expect(!rows.contains { $0.first == "TZMISMATCH" }, "VTIMEZONE disagrees with the tz database:\n\(output)")
         let checked = rows.filter { $0.first == "TZCHECKED" }

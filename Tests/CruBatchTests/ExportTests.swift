@@ -159,3 +159,26 @@ struct ExportTests {
         try #require(process.terminationStatus == 0, "\(path) \(arguments) failed")
     }
 }
+
+@Suite("calendar export")
+struct CalendarExportTests {
+    @Test("every occurrence of a Tuesday 19:00 group in the exported .ics is a Tuesday at 19:00 local, across DST")
+    func exportedGroupCalendar() throws {
+        let database = try LoadedDatabase.get()
+        let path = try TestEnvironment.temporaryDirectory() + "/cp.ics"
+        let result = try database.run(["export", "calendar", "--campus", "calpoly", "--out", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(!bytes.indices.contains { bytes[$0] == 0x0A && ($0 == 0 || bytes[$0 - 1] != 0x0D) }, "bare LF")
+        guard let output = try CalendarTests.expandWithPython(bytes) else { return }
+        let rows = output.split(separator: "\n").map { $0.split(separator: "|").map(String.init) }
+        #expect(!rows.contains { $0.first == "TZMISMATCH" })
+        let tuesday = rows.filter { $0.first == "OCC" && $0[1] == "group-cp-small-tue@crubatch.cru.org" }
+        #expect(tuesday.count >= 25)
+        for occurrence in tuesday {
+            #expect(occurrence[3] == "Tue" && occurrence[4] == "19:00", "\(occurrence)")
+        }
+        #expect(Set(tuesday.map { $0[5] }) == ["-07:00", "-08:00"])
+        #expect(rows.contains { $0.first == "OCC" && $0[1].hasPrefix("event-") })
+    }
+}
