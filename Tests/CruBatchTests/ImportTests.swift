@@ -229,3 +229,21 @@ struct ImportTests {
         #expect(try database.count("select count(*) from people where email like 'kill%'") == 0)
     }
 }
+
+@Suite("progress line")
+struct ProgressLineTests {
+    @Test("the progress line appears on a terminal and never in a pipe")
+    func progressOnlyOnTerminal() throws {
+        let database = try TestDatabase()
+        let students = TestEnvironment.fixture("central-coast/students.csv")
+        let piped = try database.run(["import", "students", students])
+        #expect(!piped.stderr.contains("rows/s"))
+        // `script` gives the command a pseudo-terminal, as a person at a shell would have.
+        let command = "\(TestEnvironment.binary) import campuses \(TestEnvironment.fixture("central-coast/campuses.csv")) >/dev/null"
+        let terminal = try CommandResult.run(["-q", "-e", "-c", command, "/dev/null"], executable: "/usr/bin/script",
+                                             environment: ["DATABASE_URL": database.url])
+        #expect(terminal.status == 0, "\(terminal.stdout)")
+        #expect(terminal.stdout.contains("campuses: 3 rows"))
+        #expect(terminal.stdout.contains("rows/s, 100%"))
+    }
+}

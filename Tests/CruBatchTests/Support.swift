@@ -146,9 +146,10 @@ struct CommandResult {
     let stdout: String
     let stderr: String
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
+    static func run(_ arguments: [String], executable: String = TestEnvironment.binary,
+                    environment: [String: String] = [:]) throws -> CommandResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DATABASE_URL")
