@@ -33,17 +33,17 @@ public struct CSVWriter {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func appendCell(_ cell: String, to output: inout [UInt8]) {
-        var utf8 = Array(cell.utf8)
-        if neutralizeFormulas, let first = utf8.first, Self.formulaStarters.contains(first) {
-            utf8.insert(UInt8(ascii: "'"), at: 0)
-        }
-        let needsQuotes = utf8.contains { $0 == delimiter || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
-        guard needsQuotes else {
+    /// Appends one cell (quoted only when it must be), without a delimiter or line end.
+    public func appendCell(_ cell: String, to output: inout [UInt8]) {
+        let utf8 = cell.utf8
+        let neutralize = neutralizeFormulas && utf8.first.map(Self.formulaStarters.contains) == true
+        guard utf8.contains(where: { $0 == delimiter || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+            if neutralize { output.append(UInt8(ascii: "'")) }
             output.append(contentsOf: utf8)
             return
         }
         output.append(0x22)
+        if neutralize { output.append(UInt8(ascii: "'")) }
         for byte in utf8 {
             if byte == 0x22 { output.append(0x22) }
             output.append(byte)

@@ -15,26 +15,31 @@ struct StagingEncoder {
     var copySQL: String { "copy stage from stdin (format csv)" }
 
     func append(line: Int, values: [String?], to output: inout [UInt8]) {
-        var cells = [String(line)]
-        cells.reserveCapacity(values.count + 1)
+        output.append(contentsOf: String(line).utf8)
         for (index, value) in values.enumerated() {
-            guard let value else {
-                cells.append("")
-                continue
-            }
+            output.append(UInt8(ascii: ","))
+            guard let value else { continue }
             if case .list = spec.columns[index].type {
-                cells.append(Self.arrayLiteral(value.split(separator: ";").map(String.init)))
+                writer.appendCell(Self.arrayLiteral(value), to: &output)
             } else {
-                cells.append(value)
+                writer.appendCell(value, to: &output)
             }
         }
-        writer.append(cells, to: &output)
+        output.append(0x0D)
+        output.append(0x0A)
     }
 
-    /// A PostgreSQL array literal with every element quoted: `{"a","b \"c\""}`.
-    static func arrayLiteral(_ elements: [String]) -> String {
-        "{" + elements.map { element in
-            "\"" + element.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }.joined(separator: ",") + "}"
+    /// A PostgreSQL array literal of a `;` list, every element quoted: `a;b "c"` -> `{"a","b \"c\""}`.
+    static func arrayLiteral(_ list: String) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "{"), 0x22]
+        for byte in list.utf8 {
+            switch byte {
+            case UInt8(ascii: ";"): bytes.append(contentsOf: [0x22, UInt8(ascii: ","), 0x22])
+            case 0x22, UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(contentsOf: [0x22, UInt8(ascii: "}")])
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

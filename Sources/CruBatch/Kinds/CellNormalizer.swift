@@ -50,17 +50,45 @@ enum CellNormalizer {
         }
     }
 
-    /// Trims white space and puts the text in Unicode NFC (skipped for plain ASCII, the common case).
+    /// Trims white space and puts the text in Unicode NFC. Plain ASCII, nearly every cell, takes a
+    /// byte-level path without Foundation; a cell that needs no change is returned as it is.
     static func trimmedNFC(_ raw: String) -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.utf8.allSatisfy({ $0 < 0x80 }) { return trimmed }
-        return trimmed.precomposedStringWithCanonicalMapping
+        var ascii = true
+        var first = -1, last = -1, count = 0
+        for byte in raw.utf8 {
+            if byte >= 0x80 { ascii = false }
+            if !isASCIISpace(byte) {
+                if first < 0 { first = count }
+                last = count
+            }
+            count += 1
+        }
+        guard ascii else {
+            return raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        }
+        if first < 0 { return "" }
+        if first == 0 && last == count - 1 { return raw }
+        let utf8 = raw.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: first), end = utf8.index(utf8.startIndex, offsetBy: last + 1)
+        return String(Substring(utf8[start..<end]))
     }
 
+    private static func isASCIISpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+
+    /// ASCII lower case of a string that is known to be ASCII; the same string when already lower.
+    private static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
+        return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
+
     private static func code(_ text: String) throws(CellProblem) -> String {
-        let lower = text.lowercased()
-        let allowed = lower.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+        let lower = isASCII(text) ? asciiLowercased(text) : text.lowercased()
+        let allowed = lower.utf8.allSatisfy {
+            (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E
         }
         guard allowed else {
             throw CellProblem(code: .typeError, message: "\"\(text)\" is not a code: use letters, digits and - only",
@@ -69,12 +97,20 @@ enum CellNormalizer {
         return lower
     }
 
+    private static let emailForbidden: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: ";"),
+                                                     UInt8(ascii: "<"), UInt8(ascii: ">")]
+    private static let phonePunctuation = Set(" ()-.+/".utf8)
+
     private static func email(_ text: String) throws(CellProblem) -> String {
-        let lower = text.lowercased()
-        let parts = lower.split(separator: "@", omittingEmptySubsequences: false)
-        let valid = parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
-            && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".") && !parts[1].contains("..")
-            && !lower.contains(where: { $0.isWhitespace || $0 == "," || $0 == ";" || $0 == "<" || $0 == ">" })
+        let lower = isASCII(text) ? asciiLowercased(text) : text.lowercased()
+        let bytes = Array(lower.utf8)
+        let ats = bytes.indices.filter { bytes[$0] == UInt8(ascii: "@") }
+        var valid = ats.count == 1 && ats[0] > 0 && !bytes.contains(where: emailForbidden.contains)
+        if valid {
+            let domain = bytes[(ats[0] + 1)...]
+            valid = domain.contains(UInt8(ascii: ".")) && domain.first != UInt8(ascii: ".") && domain.last != UInt8(ascii: ".")
+                && !zip(domain, domain.dropFirst()).contains { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") }
+        }
         guard valid else {
             throw CellProblem(code: .invalidEmail, message: "not a valid email address",
                               hint: "write it as name@example.edu, one address per cell")
@@ -83,34 +119,39 @@ enum CellNormalizer {
     }
 
     /// North-American numbers by default (10 digits, or 11 starting with 1); `+` numbers as given.
+    /// Extensions (`x12`, `ext. 12`, `#12`) are kept as `;ext=12`. Works on ASCII bytes.
     private static func phone(_ text: String) throws(CellProblem) -> String {
         let invalid = CellProblem(code: .invalidPhone, message: "not a valid phone number",
                                   hint: "write a 10-digit US number like (805) 555-0134, or an international number starting with +")
-        var main = Substring(text.lowercased())
-        var extensionDigits = ""
-        for marker in ["extension", "ext.", "ext", "x", "#"] {
-            if let range = main.range(of: marker) {
-                extensionDigits = main[range.upperBound...].filter(\.isNumber)
-                main = main[..<range.lowerBound]
-                guard !extensionDigits.isEmpty else { throw invalid }
-                break
-            }
+        guard isASCII(text) else { throw invalid }
+        let bytes = Array(asciiLowercased(text).utf8)
+        // The extension starts at the first letter or `#`.
+        let marker = bytes.firstIndex { (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "#") }
+        var extensionDigits: [UInt8] = []
+        if let marker {
+            let rest = bytes[marker...]
+            let word = rest.prefix { (0x61...0x7A).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "#") }
+            guard ["x", "#", "ext", "ext.", "extension"].contains(String(decoding: word, as: UTF8.self)) else { throw invalid }
+            extensionDigits = rest.dropFirst(word.count).filter { (0x30...0x39).contains($0) }
+            guard !extensionDigits.isEmpty else { throw invalid }
         }
-        let international = main.trimmingCharacters(in: .whitespaces).hasPrefix("+")
-        guard main.allSatisfy({ $0.isNumber || " ()-.+/".contains($0) }) else { throw invalid }
-        var digits = main.filter(\.isNumber)
+        let main = bytes[..<(marker ?? bytes.count)]
+        guard main.allSatisfy({ (0x30...0x39).contains($0) || phonePunctuation.contains($0) }) else { throw invalid }
+        let international = main.first { $0 != 0x20 } == UInt8(ascii: "+")
+        var digits = main.filter { (0x30...0x39).contains($0) }
         if international {
-            guard (8...15).contains(digits.count), digits.first != "0" else { throw invalid }
+            guard (8...15).contains(digits.count), digits.first != UInt8(ascii: "0") else { throw invalid }
         } else {
-            if digits.count == 11 && digits.hasPrefix("1") { digits.removeFirst() }
+            if digits.count == 11 && digits.first == UInt8(ascii: "1") { digits.removeFirst() }
             guard digits.count == 10 else { throw invalid }
-            digits = "1" + digits
+            digits.insert(UInt8(ascii: "1"), at: 0)
         }
-        if digits.hasPrefix("1") && digits.count == 11 {
-            let area = digits.dropFirst().first!, exchange = digits.dropFirst(4).first!
-            guard area >= "2", exchange >= "2" else { throw invalid }
+        if digits.count == 11 && digits[0] == UInt8(ascii: "1") {
+            guard digits[1] >= UInt8(ascii: "2"), digits[4] >= UInt8(ascii: "2") else { throw invalid }
         }
-        return "+" + digits + (extensionDigits.isEmpty ? "" : ";ext=" + extensionDigits)
+        var result = [UInt8(ascii: "+")] + digits
+        if !extensionDigits.isEmpty { result += Array(";ext=".utf8) + extensionDigits }
+        return String(decoding: result, as: UTF8.self)
     }
 
     private static func url(_ text: String) throws(CellProblem) -> String {
@@ -213,6 +254,7 @@ enum CellNormalizer {
                               "5th": 5, "graduate": 5, "grad": 5, "fifth year": 5, "super senior": 5]
 
     private static func schoolYear(_ text: String) throws(CellProblem) -> String {
+        if text.utf8.count == 1, let digit = text.utf8.first, (0x31...0x35).contains(digit) { return text }
         let lower = text.lowercased()
         if let year = schoolYears[lower] { return String(year) }
         guard let number = Int(lower) else {
