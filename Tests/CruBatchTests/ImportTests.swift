@@ -147,6 +147,34 @@ struct ImportTests {
         #expect(try database.connect().query("select first_name from people where email = 'b@x.edu'").scalar == "Bea")
     }
 
+    @Test("a row whose only change is its list counts as updated and gets a new updated_at")
+    func listOnlyChange() throws {
+        let database = try TestDatabase()
+        _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        let connection = try database.connect()
+        let before = try connection.query("select code, updated_at::text from community_groups order by code").rows
+        let exported = try database.run(["export", "groups"]).stdout
+        // Swap cp-small-tue's two leaders: same cells otherwise.
+        let edited = exported.split(separator: "\r\n").map { line -> String in
+            guard line.hasPrefix("cp-small-tue,") else { return String(line) }
+            return line.replacingOccurrences(of: "tomas.perez@cru.org;abigail.dangelo@cru.org",
+                                             with: "abigail.dangelo@cru.org;tomas.perez@cru.org")
+        }.joined(separator: "\r\n")
+        #expect(edited != exported.trimmingCharacters(in: .newlines))
+        let result = try database.run(["import", "groups", try writeFile(edited + "\r\n", name: "groups.csv"), "--format", "json"])
+        let file = ((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])["files"] as! [[String: Any]])[0]
+        #expect(file["updated"] as? Int == 1, "\(file)")
+        #expect(file["inserted"] as? Int == 0)
+        let after = try connection.query("select code, updated_at::text from community_groups order by code").rows
+        let changed = zip(before, after).filter { $0.0 != $0.1 }.map { $0.1[0] }
+        #expect(changed == ["cp-small-tue"])
+        let leaders = try connection.query("""
+            select string_agg(p.email, ';' order by gl.position) from group_leaders gl join people p on p.id = gl.person_id
+            join community_groups g on g.id = gl.group_id where g.code = 'cp-small-tue'
+            """).scalar
+        #expect(leaders == "abigail.dangelo@cru.org;tomas.perez@cru.org")
+    }
+
     @Test("Excel exports: BOM + CRLF + Title Case, semicolons, Windows-1252")
     func excelExports() throws {
         let database = try TestDatabase()

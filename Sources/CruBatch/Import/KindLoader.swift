@@ -123,9 +123,15 @@ struct KindLoader {
     private func merge(into counts: inout KindCounts) throws {
         let staged = Int(try connection.query("select count(*) from stage").scalar ?? "0") ?? 0
         let sql = MergeSQL(spec: spec, blank: options.blank)
+        for statement in sql.setup { try connection.execute(statement) }
         counts.updated = Int(try connection.query(sql.update).scalar ?? "0") ?? 0
         counts.inserted = Int(try connection.query(sql.insert).scalar ?? "0") ?? 0
         for statement in sql.listSync { try connection.execute(statement) }
+        if let touch = sql.finishLists.first, let count = sql.finishLists.last {
+            try connection.execute(touch)
+            counts.updated = Int(try connection.query(count).scalar ?? "0") ?? counts.updated
+        }
+        for statement in sql.teardown { try connection.execute(statement) }
         counts.unchanged = staged - counts.inserted - counts.updated
     }
 }

@@ -1,39 +1,40 @@
 /// The set-based SQL that moves a kind's staged rows into its table: one UPDATE for changed rows,
-/// one INSERT for new ones, and a sync of each list relation. Unchanged rows are not touched, so
-/// their `updated_at` stays as it was.
+/// one INSERT for new ones, and for list relations (a group's leaders...) one sync each. Unchanged
+/// rows are not touched, so their `updated_at` stays as it was.
+///
+/// For kinds with lists, the rows each statement changed are recorded in `merge_touched` (and new
+/// rows in `merge_fresh`), so a row whose only change is its list gets `updated_at` bumped once and
+/// counts as updated, without a per-row comparison of lists.
 struct MergeSQL {
     let spec: KindSpec
     let blank: ImportOptions.Blank
 
     private var resolved: String { "(\(spec.resolveSQL)) n" }
     private var keep: Bool { blank == .keep }
+    private var tracksLists: Bool { !spec.lists.isEmpty }
 
     private func newValue(_ column: TargetColumn) -> String {
         if keep { return "coalesce(n.\(column.name), t.\(column.name))" }
         return column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)"
     }
 
-    private func currentList(_ list: ListRelation) -> String {
-        guard let referenced = list.referencedTable else {
-            return "(select array_agg(c.\(list.valueColumn) order by c.position) from \(list.childTable) c where c.\(list.parentColumn) = t.id)"
-        }
-        return "(select array_agg(\(list.referencedKey) order by c.position) from \(list.childTable) c join \(referenced) r on r.id = c.\(list.valueColumn) where c.\(list.parentColumn) = t.id)"
+    /// Temp tables for the bookkeeping (kinds with lists only).
+    var setup: [String] {
+        tracksLists ? ["create temp table merge_touched (id bigint not null, scalar boolean not null) on commit drop",
+                       "create temp table merge_fresh (id bigint not null) on commit drop"] : []
     }
 
-    private func listChanged(_ list: ListRelation) -> String {
-        keep ? "(n.\(list.column) is not null and n.\(list.column) is distinct from \(currentList(list)))"
-            : "(coalesce(n.\(list.column), '{}') is distinct from coalesce(\(currentList(list)), '{}'))"
-    }
+    var teardown: [String] { tracksLists ? ["drop table merge_touched", "drop table merge_fresh"] : [] }
 
-    /// Updates rows whose values (or lists) differ; selects how many.
+    /// Updates rows whose values differ; selects how many.
     var update: String {
         let columns = spec.targetColumns.filter(\.updatable)
         let assignments = columns.map { "\($0.name) = \(newValue($0))" }.joined(separator: ", ")
         let differs = "row(\(columns.map { "t.\($0.name)" }.joined(separator: ", "))) is distinct from row(\(columns.map(newValue).joined(separator: ", ")))"
-        let changed = ([differs] + spec.lists.map(listChanged)).joined(separator: " or ")
+        let record = tracksLists ? ", recorded as (insert into merge_touched select id, true from changed)" : ""
         return """
             with changed as (update \(spec.table) t set \(assignments) from \(resolved)
-            where \(spec.keyMatch) and (\(changed)) returning 1) select count(*) from changed
+            where \(spec.keyMatch) and \(differs) returning t.id)\(record) select count(*) from changed
             """
     }
 
@@ -42,10 +43,11 @@ struct MergeSQL {
         let names = spec.keyColumns + spec.targetColumns.map(\.name)
         let values = spec.keyColumns.map { "n.\($0)" }
             + spec.targetColumns.map { column in column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)" }
+        let record = tracksLists ? ", recorded as (insert into merge_fresh select id from inserted)" : ""
         return """
             with inserted as (insert into \(spec.table) (\(names.joined(separator: ", ")))
             select \(values.joined(separator: ", ")) from \(resolved)
-            where not exists (select 1 from \(spec.table) t where \(spec.keyMatch)) returning 1)
+            where not exists (select 1 from \(spec.table) t where \(spec.keyMatch)) returning id)\(record)
             select count(*) from inserted
             """
     }
@@ -55,8 +57,13 @@ struct MergeSQL {
         spec.lists.flatMap { list -> [String] in
             let value = list.referencedTable == nil ? "ord.v" : "r.id"
             let join = list.referencedTable.map { " join \($0) r on \(list.referencedKey) = ord.v" } ?? ""
-            let onlyGiven = keep ? " and n.\(list.column) is not null" : ""
+            let onlyGiven = keep ? " where n.\(list.column) is not null" : ""
+            let child = list.childTable, parent = list.parentColumn, valueColumn = list.valueColumn
             return [
+                """
+                create temp table listed on commit drop as
+                select t.id as parent from \(resolved) join \(spec.table) t on \(spec.keyMatch)\(onlyGiven)
+                """,
                 """
                 create temp table desired on commit drop as
                 select t.id as parent, \(value) as value, min(ord.position)::smallint as position
@@ -65,18 +72,34 @@ struct MergeSQL {
                 group by t.id, \(value)
                 """,
                 """
-                delete from \(list.childTable) c using \(resolved) join \(spec.table) t on \(spec.keyMatch)
-                where c.\(list.parentColumn) = t.id\(onlyGiven)
-                and not exists (select 1 from desired d where d.parent = c.\(list.parentColumn) and d.value = c.\(list.valueColumn))
+                with removed as (delete from \(child) c using listed l where c.\(parent) = l.parent
+                    and not exists (select 1 from desired d where d.parent = c.\(parent) and d.value = c.\(valueColumn))
+                    returning c.\(parent))
+                insert into merge_touched select \(parent), false from removed
                 """,
                 """
-                insert into \(list.childTable) (\(list.parentColumn), \(list.valueColumn), position)
-                select parent, value, position from desired
-                on conflict (\(list.parentColumn), \(list.valueColumn)) do update set position = excluded.position
-                where \(list.childTable).position is distinct from excluded.position
+                with added as (insert into \(child) (\(parent), \(valueColumn), position)
+                    select parent, value, position from desired
+                    on conflict (\(parent), \(valueColumn)) do update set position = excluded.position
+                    where \(child).position is distinct from excluded.position
+                    returning \(parent))
+                insert into merge_touched select \(parent), false from added
                 """,
                 "drop table desired",
+                "drop table listed",
             ]
         }
+    }
+
+    /// Bumps `updated_at` of rows whose only change was a list; selects how many existing rows changed.
+    var finishLists: [String] {
+        guard tracksLists else { return [] }
+        return [
+            """
+            update \(spec.table) set updated_at = now() where id in (
+                select id from merge_touched group by id having not bool_or(scalar) except select id from merge_fresh)
+            """,
+            "select count(*) from (select id from merge_touched except select id from merge_fresh) changed",
+        ]
     }
 }
