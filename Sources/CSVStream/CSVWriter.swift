@@ -35,23 +35,33 @@ public struct CSVWriter {
 
     /// Appends one cell (quoted only when it must be), without a delimiter or line end.
     public func appendCell(_ cell: String, to output: inout [UInt8]) {
-        let utf8 = cell.utf8
-        let neutralize = neutralizeFormulas && utf8.first.map(Self.formulaStarters.contains) == true
-        guard utf8.contains(where: { $0 == delimiter || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+        var text = cell
+        text.withUTF8 { bytes in
+            let neutralize = neutralizeFormulas && bytes.first.map(Self.startsFormula) == true
+            var needsQuotes = false
+            for byte in bytes where byte == delimiter || byte == 0x22 || byte == 0x0A || byte == 0x0D {
+                needsQuotes = true
+                break
+            }
+            if needsQuotes { output.append(0x22) }
             if neutralize { output.append(UInt8(ascii: "'")) }
-            output.append(contentsOf: utf8)
-            return
+            if needsQuotes {
+                for byte in bytes {
+                    if byte == 0x22 { output.append(0x22) }
+                    output.append(byte)
+                }
+                output.append(0x22)
+            } else {
+                output.append(contentsOf: bytes)
+            }
         }
-        output.append(0x22)
-        if neutralize { output.append(UInt8(ascii: "'")) }
-        for byte in utf8 {
-            if byte == 0x22 { output.append(0x22) }
-            output.append(byte)
-        }
-        output.append(0x22)
     }
 
-    private static let formulaStarters: Set<UInt8> = [
-        UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D,
-    ]
+    /// `=` `+` `-` `@` TAB or CR: what a spreadsheet reads as the start of a formula.
+    private static func startsFormula(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D: true
+        default: false
+        }
+    }
 }

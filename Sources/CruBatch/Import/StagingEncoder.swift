@@ -32,11 +32,14 @@ struct StagingEncoder {
     /// A PostgreSQL array literal of a `;` list, every element quoted: `a;b "c"` -> `{"a","b \"c\""}`.
     static func arrayLiteral(_ list: String) -> String {
         var bytes: [UInt8] = [UInt8(ascii: "{"), 0x22]
-        for byte in list.utf8 {
-            switch byte {
-            case UInt8(ascii: ";"): bytes.append(contentsOf: [0x22, UInt8(ascii: ","), 0x22])
-            case 0x22, UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
-            default: bytes.append(byte)
+        var text = list
+        text.withUTF8 { utf8 in
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: ";"): bytes.append(contentsOf: [0x22, UInt8(ascii: ","), 0x22])
+                case 0x22, UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
+                default: bytes.append(byte)
+                }
             }
         }
         bytes.append(contentsOf: [0x22, UInt8(ascii: "}")])

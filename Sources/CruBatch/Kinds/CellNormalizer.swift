@@ -41,10 +41,11 @@ enum CellNormalizer {
             }
             return lower
         case .list(let element):
-            let parts = text.split(separator: ";").map { trimmedNFC(String($0)) }.filter { !$0.isEmpty }
             var values: [String] = []
-            for part in parts {
-                if let value = try normalize(part, as: element), !values.contains(value) { values.append(value) }
+            for part in text.utf8.split(separator: UInt8(ascii: ";")) {
+                if let value = try normalize(String(Substring(part)), as: element), !values.contains(value) {
+                    values.append(value)
+                }
             }
             return values.isEmpty ? nil : values.joined(separator: ";")
         }
@@ -53,24 +54,24 @@ enum CellNormalizer {
     /// Trims white space and puts the text in Unicode NFC. Plain ASCII, nearly every cell, takes a
     /// byte-level path without Foundation; a cell that needs no change is returned as it is.
     static func trimmedNFC(_ raw: String) -> String {
-        var ascii = true
-        var first = -1, last = -1, count = 0
-        for byte in raw.utf8 {
-            if byte >= 0x80 { ascii = false }
-            if !isASCIISpace(byte) {
-                if first < 0 { first = count }
-                last = count
+        var text = raw
+        return text.withUTF8 { bytes -> String in
+            var ascii = true
+            var first = -1, last = -1
+            for (index, byte) in bytes.enumerated() {
+                if byte >= 0x80 { ascii = false }
+                if !isASCIISpace(byte) {
+                    if first < 0 { first = index }
+                    last = index
+                }
             }
-            count += 1
+            guard ascii else {
+                return raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+            }
+            if first < 0 { return "" }
+            if first == 0 && last == bytes.count - 1 { return raw }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[first...last]), as: UTF8.self)
         }
-        guard ascii else {
-            return raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-        }
-        if first < 0 { return "" }
-        if first == 0 && last == count - 1 { return raw }
-        let utf8 = raw.utf8
-        let start = utf8.index(utf8.startIndex, offsetBy: first), end = utf8.index(utf8.startIndex, offsetBy: last + 1)
-        return String(Substring(utf8[start..<end]))
     }
 
     private static func isASCIISpace(_ byte: UInt8) -> Bool {
@@ -79,16 +80,22 @@ enum CellNormalizer {
 
     /// ASCII lower case of a string that is known to be ASCII; the same string when already lower.
     private static func asciiLowercased(_ text: String) -> String {
-        guard text.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
-        return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        var copy = text
+        return copy.withUTF8 { bytes in
+            guard bytes.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
+            return String(decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
     }
 
-    private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
+    private static func isASCII(_ text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { bytes in !bytes.contains { $0 >= 0x80 } }
+    }
 
     private static func code(_ text: String) throws(CellProblem) -> String {
-        let lower = isASCII(text) ? asciiLowercased(text) : text.lowercased()
-        let allowed = lower.utf8.allSatisfy {
-            (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E
+        var lower = isASCII(text) ? asciiLowercased(text) : text.lowercased()
+        let allowed = lower.withUTF8 { bytes in
+            bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }
         }
         guard allowed else {
             throw CellProblem(code: .typeError, message: "\"\(text)\" is not a code: use letters, digits and - only",
@@ -97,19 +104,29 @@ enum CellNormalizer {
         return lower
     }
 
-    private static let emailForbidden: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: ";"),
-                                                     UInt8(ascii: "<"), UInt8(ascii: ">")]
     private static let phonePunctuation = Set(" ()-.+/".utf8)
 
     private static func email(_ text: String) throws(CellProblem) -> String {
-        let lower = isASCII(text) ? asciiLowercased(text) : text.lowercased()
-        let bytes = Array(lower.utf8)
-        let ats = bytes.indices.filter { bytes[$0] == UInt8(ascii: "@") }
-        var valid = ats.count == 1 && ats[0] > 0 && !bytes.contains(where: emailForbidden.contains)
-        if valid {
-            let domain = bytes[(ats[0] + 1)...]
-            valid = domain.contains(UInt8(ascii: ".")) && domain.first != UInt8(ascii: ".") && domain.last != UInt8(ascii: ".")
-                && !zip(domain, domain.dropFirst()).contains { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") }
+        var lower = isASCII(text) ? asciiLowercased(text) : text.lowercased()
+        let valid = lower.withUTF8 { bytes -> Bool in
+            var at = -1
+            for (index, byte) in bytes.enumerated() {
+                switch byte {
+                case UInt8(ascii: "@"):
+                    if at >= 0 { return false }
+                    at = index
+                case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "<"), UInt8(ascii: ">"):
+                    return false
+                default:
+                    break
+                }
+            }
+            guard at > 0 else { return false }
+            let domain = bytes[(at + 1)...]
+            guard domain.first != UInt8(ascii: "."), domain.last != UInt8(ascii: "."), domain.contains(UInt8(ascii: ".")) else {
+                return false
+            }
+            return !zip(domain, domain.dropFirst()).contains { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") }
         }
         guard valid else {
             throw CellProblem(code: .invalidEmail, message: "not a valid email address",
