@@ -23,8 +23,6 @@ public enum CruBatchError: Error, CustomStringConvertible {
     case migrationChanged(version: Int, name: String)
     case lockHeld(String)
     case usage(String)
-    case mail(String)
-    case rejected(String)
 
     public var exitStatus: ExitStatus {
         switch self {
@@ -40,8 +38,6 @@ public enum CruBatchError: Error, CustomStringConvertible {
         case .schemaOutOfDate, .migrationChanged: .dataError
         case .lockHeld: .temporaryFailure
         case .usage: .usage
-        case .mail: .unavailable
-        case .rejected: .rejected
         }
     }
 
@@ -57,8 +53,6 @@ public enum CruBatchError: Error, CustomStringConvertible {
             "migration \(version) (\(name)) was changed after it was applied; restore its text or write a new migration"
         case .lockHeld(let what): "\(what) is running in another process; try again later"
         case .usage(let message): message
-        case .mail(let message): message
-        case .rejected(let message): message
         }
     }
 

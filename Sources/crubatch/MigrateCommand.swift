@@ -25,11 +25,7 @@ struct MigrateCommand: ParsableCommand {
             let connection = try database.connect()
             let migrator = Migrator(connection: connection)
             if status {
-                for migration in try migrator.status() {
-                    let state = migration.appliedAt.map { "applied \($0)" } ?? "pending"
-                    let warning = migration.checksumMatches ? "" : "  CHANGED since applied"
-                    printLine("\(String(migration.version).leftZeroPadded(4))  \(migration.name.rightPadded(30))  \(state)\(warning)")
-                }
+                for migration in try migrator.status() { printLine(migration.line) }
                 return .ok
             }
             let applied = try migrator.migrate()
@@ -40,17 +36,5 @@ struct MigrateCommand: ParsableCommand {
             }
             return .ok
         }
-    }
-}
-
-extension String {
-    func rightPadded(_ width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
-}
-
-extension String {
-    func leftZeroPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

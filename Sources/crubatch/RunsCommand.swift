@@ -15,13 +15,7 @@ struct RunsCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let rows = try ImportRuns.latest(limit, from: database.connect())
-            let table = [ImportRuns.columns] + rows
-            let widths = ImportRuns.columns.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
-            for row in table {
-                printLine(row.enumerated().map { $1.rightPadded(widths[$0]) }.joined(separator: "  ")
-                    .trimmingCharacters(in: .whitespaces))
-            }
+            printLine(try ImportRuns.table(limit, from: database.connect()))
             return .ok
         }
     }

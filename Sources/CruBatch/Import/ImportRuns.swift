@@ -1,11 +1,22 @@
+import Foundation
 import PostgresClient
 
 /// The import history `crubatch runs` lists, newest first.
 public struct ImportRuns {
-    public static let columns = ["id", "started", "kind", "file", "status", "dry", "read", "ins", "upd", "same", "rej", "seconds", "user"]
+    static let columns = ["id", "started", "kind", "file", "status", "dry", "read", "ins", "upd", "same", "rej", "seconds", "user"]
+
+    /// The newest `limit` runs as an aligned table with a header line.
+    public static func table(_ limit: Int, from connection: PostgresConnection) throws -> String {
+        let rows = [columns] + (try latest(limit, from: connection))
+        let widths = columns.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { $1.rightPadded(to: widths[$0]) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
 
     /// The newest `limit` runs as rows of text, in `columns` order.
-    public static func latest(_ limit: Int, from connection: PostgresConnection) throws -> [[String]] {
+    static func latest(_ limit: Int, from connection: PostgresConnection) throws -> [[String]] {
         try Migrator(connection: connection).requireCurrent()
         return try connection.query("""
             select id, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS'), kind, file_name, status,

@@ -24,6 +24,14 @@ public struct MigrationStatus: Sendable, Equatable {
     public let name: String
     public let appliedAt: String?
     public let checksumMatches: Bool
+
+    /// `0001  data model   applied 2026-11-22 02:18:15 UTC`, as `migrate --status` prints it.
+    public var line: String {
+        let number = String(version)
+        let state = appliedAt.map { "applied \($0)" } ?? "pending"
+        return String(repeating: "0", count: max(0, 4 - number.count)) + number + "  " + name.rightPadded(to: 30)
+            + "  " + state + (checksumMatches ? "" : "  CHANGED since applied")
+    }
 }
 
 /// Applies migrations in one transaction under an advisory lock and records them in `schema_migrations`.
