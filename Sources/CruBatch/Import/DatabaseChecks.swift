@@ -34,10 +34,12 @@ struct DatabaseChecks {
     private var keyIsPersonal: Bool { spec.columns.first { $0.name == keyColumn }?.type == .email }
 
     private func duplicates() throws -> [Diagnostic] {
+        // A hash aggregate finds the repeated keys; only their rows are sorted for the first line.
         let rows = try connection.query("""
             select line, key, first_line from (
                 select s.line, \(spec.stagedKey) as key, min(s.line) over (partition by \(spec.stagedKey)) as first_line
-                from stage s) d
+                from stage s
+                where \(spec.stagedKey) in (select \(spec.stagedKey) from stage s group by 1 having count(*) > 1)) d
             where line <> first_line order by line
             """).rows
         return rows.map { row in

@@ -62,14 +62,14 @@ struct MergeSQL {
             return [
                 """
                 create temp table listed on commit drop as
-                select t.id as parent from \(resolved) join \(spec.table) t on \(spec.keyMatch)\(onlyGiven)
+                select t.id as parent, n.\(list.column) as list
+                from \(resolved) join \(spec.table) t on \(spec.keyMatch)\(onlyGiven)
                 """,
                 """
                 create temp table desired on commit drop as
-                select t.id as parent, \(value) as value, min(ord.position)::smallint as position
-                from \(resolved) join \(spec.table) t on \(spec.keyMatch)
-                cross join lateral unnest(n.\(list.column)) with ordinality as ord(v, position)\(join)
-                group by t.id, \(value)
+                select l.parent, \(value) as value, min(ord.position)::smallint as position
+                from listed l cross join lateral unnest(l.list) with ordinality as ord(v, position)\(join)
+                group by l.parent, \(value)
                 """,
                 """
                 with removed as (delete from \(child) c using listed l where c.\(parent) = l.parent
