@@ -74,6 +74,5 @@ struct NormalizerTests {
         #expect(problem("cru calpoly", .code) == .typeError)
         #expect(value("cru-calpoly; EPIC-calpoly;cru-calpoly;", .list(.code)) == "cru-calpoly;epic-calpoly")
         #expect(value("   ", .text) == nil)
-        #expect(StagingEncoder.arrayLiteral("a;b \"c\\") == #"{"a","b \"c\\"}"#)
     }
 }

@@ -55,7 +55,7 @@ struct DatabaseChecks {
         let column = "s.\"\(reference.column)\""
         let isList = spec.columns.first { $0.name == reference.column }.map { if case .list = $0.type { true } else { false } } ?? false
         let value = isList ? "v.value" : column
-        let source = isList ? "stage s cross join lateral unnest(\(column)) as v(value)" : "stage s"
+        let source = isList ? "stage s cross join lateral unnest(string_to_array(\(column), ';')) as v(value)" : "stage s"
         let rows = try connection.query("""
             select s.line, \(value) from \(source)
             where \(value) is not null

@@ -68,7 +68,7 @@ struct MergeSQL {
                 """
                 create temp table desired on commit drop as
                 select l.parent, \(value) as value, min(ord.position)::smallint as position
-                from listed l cross join lateral unnest(l.list) with ordinality as ord(v, position)\(join)
+                from listed l cross join lateral unnest(string_to_array(l.list, ';')) with ordinality as ord(v, position)\(join)
                 group by l.parent, \(value)
                 """,
                 """

@@ -36,7 +36,7 @@ public indirect enum CellType: Sendable, Equatable {
     /// The column type in the staging table the importer COPYs into.
     var stagingSQLType: String {
         switch self {
-        case .list: "text[]"
+        case .list: "text"  // `a;b`, split with string_to_array in SQL
         case .time: "time"
         case .bool: "boolean"
         case .schoolYear, .gradYear: "smallint"
