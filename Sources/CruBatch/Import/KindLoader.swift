@@ -127,8 +127,9 @@ struct KindLoader {
         for statement in sql.setup { try connection.execute(statement) }
         counts.updated = Int(try connection.query(sql.update).scalar ?? "0") ?? 0
         counts.inserted = Int(try connection.query(sql.insert).scalar ?? "0") ?? 0
-        for statement in sql.listSync { try connection.execute(statement) }
-        if let touch = sql.finishLists.first, let count = sql.finishLists.last {
+        let allNew = counts.inserted == staged
+        for statement in sql.listSync(allNew: allNew) { try connection.execute(statement) }
+        if !allNew, let touch = sql.finishLists.first, let count = sql.finishLists.last {
             try connection.execute(touch)
             counts.updated = Int(try connection.query(count).scalar ?? "0") ?? counts.updated
         }

@@ -52,14 +52,16 @@ struct MergeSQL {
             """
     }
 
-    /// Statements that make each list relation's child rows match the staged lists.
-    var listSync: [String] {
+    /// Statements that make each list relation's child rows match the staged lists. When every staged
+    /// row was just inserted (`allNew`, a first load), there are no old children to remove and nothing
+    /// to record: the children are simply inserted.
+    func listSync(allNew: Bool) -> [String] {
         spec.lists.flatMap { list -> [String] in
             let value = list.referencedTable == nil ? "ord.v" : "r.id"
             let join = list.referencedTable.map { " join \($0) r on \(list.referencedKey) = ord.v" } ?? ""
             let onlyGiven = keep ? " where n.\(list.column) is not null" : ""
             let child = list.childTable, parent = list.parentColumn, valueColumn = list.valueColumn
-            return [
+            let build = [
                 """
                 create temp table listed on commit drop as
                 select t.id as parent, n.\(list.column) as list
@@ -71,6 +73,13 @@ struct MergeSQL {
                 from listed l cross join lateral unnest(string_to_array(l.list, ';')) with ordinality as ord(v, position)\(join)
                 group by l.parent, \(value)
                 """,
+            ]
+            let cleanUp = ["drop table desired", "drop table listed"]
+            if allNew {
+                return build + ["insert into \(child) (\(parent), \(valueColumn), position) select parent, value, position from desired"]
+                    + cleanUp
+            }
+            return build + [
                 """
                 with removed as (delete from \(child) c using listed l where c.\(parent) = l.parent
                     and not exists (select 1 from desired d where d.parent = c.\(parent) and d.value = c.\(valueColumn))
@@ -85,9 +94,7 @@ struct MergeSQL {
                     returning \(parent))
                 insert into merge_touched select \(parent), false from added
                 """,
-                "drop table desired",
-                "drop table listed",
-            ]
+            ] + cleanUp
         }
     }
 
