@@ -211,6 +211,15 @@ public final class PostgresConnection {
 
     // MARK: Quoting
 
+    /// A safely quoted string literal (libpq's PQescapeLiteral), for statements that take no
+    /// parameters such as COPY; nil becomes NULL. Quoted on the client, no round trip.
+    public func quoteLiteral(_ value: String?) -> String {
+        guard let value else { return "NULL" }
+        guard let escaped = PQescapeLiteral(handle, value, value.utf8.count) else { return "NULL" }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
+    }
+
     /// A safely double-quoted identifier (libpq's PQescapeIdentifier).
     public func quoteIdentifier(_ name: String) -> String {
         guard let escaped = PQescapeIdentifier(handle, name, name.utf8.count) else { return "\"\"" }

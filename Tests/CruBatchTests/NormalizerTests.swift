@@ -48,6 +48,7 @@ struct NormalizerTests {
         #expect(value("tue", .day) == "Tuesday")
         #expect(value("THURS", .day) == "Thursday")
         #expect(problem("Funday", .day) == .invalidChoice)
+        #expect(value("Weds.", .day) == "Wednesday")  // one spelling table with availability answers
         #expect(value("7pm", .time) == "19:00")
         #expect(value("7:30 PM", .time) == "19:30")
         #expect(value("12am", .time) == "00:00")

@@ -300,3 +300,15 @@ struct PostgresConnectionTests {
         #expect(db.quoteIdentifier("we\"ird name") == "\"we\"\"ird name\"")
     }
 }
+
+@Suite("literal quoting")
+struct QuoteLiteralTests {
+    @Test("quoteLiteral round-trips quotes, backslashes and unicode through the server; nil is NULL")
+    func roundTrip() throws {
+        let connection = try PostgresConnection(try TestDatabase.url())
+        for value in ["plain", "O'Brien", #"back\slash"#, "Zoë 日本", ""] {
+            #expect(try connection.query("select \(connection.quoteLiteral(value))").scalar == value)
+        }
+        #expect(try connection.query("select \(connection.quoteLiteral(nil)) is null").scalar == "t")
+    }
+}

@@ -26,8 +26,9 @@ extension Exporter {
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: today)
         let academicYear = (components.month ?? 1) >= 8 ? components.year! : components.year! - 1
         return rows.compactMap { row -> CalendarEvent? in
-            guard let day = row[2], let weekday = Self.weekdays[day], let time = row[3],
+            guard let day = row[2].flatMap(Weekday.init(name:)), let time = row[3],
                   let hour = Int(time.prefix(2)), let minute = Int(time.suffix(2)) else { return nil }
+            let weekday = WeeklyRecurrence.Weekday.allCases[day.rawValue]
             let start = CalendarEvent.LocalDateTime(year: academicYear, month: 8, day: 1, hour: hour, minute: minute)
                 .nextOrSame(weekday)
             let stamp = Date(timeIntervalSince1970: Double(row[7] ?? "0") ?? 0)
@@ -61,11 +62,6 @@ extension Exporter {
                                  timeZone: row[4]!, categories: ["Event"], dtstamp: stamp, lastModified: stamp)
         }
     }
-
-    private static let weekdays: [String: WeeklyRecurrence.Weekday] = [
-        "Monday": .monday, "Tuesday": .tuesday, "Wednesday": .wednesday, "Thursday": .thursday,
-        "Friday": .friday, "Saturday": .saturday, "Sunday": .sunday,
-    ]
 
     /// `YYYY-MM-DD HH:MM:SS` as a wall-clock date-time.
     private static func localDateTime(_ text: String?) -> CalendarEvent.LocalDateTime? {

@@ -119,7 +119,7 @@ public struct Exporter {
     /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the destination.
     private func copyCSV(_ query: String, parameters: [String?], to destination: ExportDestination) throws -> ExportedFile {
         let sink = try ExportSink(destination)
-        let inlined = try inline(query, parameters)
+        let inlined = inline(query, parameters)
         let rows = try connection.copyOut("copy (\(inlined)) to stdout (format csv, header)") { chunk in
             try sink.writeRow(chunk)
         }
@@ -133,11 +133,10 @@ public struct Exporter {
     }
 
     /// COPY takes no parameters: substitute `$1` with a safely quoted literal.
-    private func inline(_ query: String, _ parameters: [String?]) throws -> String {
+    private func inline(_ query: String, _ parameters: [String?]) -> String {
         var text = query
         for (index, parameter) in parameters.enumerated().reversed() {
-            let literal = try connection.query("select quote_nullable($1::text)", [parameter]).scalar ?? "null"
-            text = text.replacingOccurrences(of: "$\(index + 1)", with: literal)
+            text = text.replacingOccurrences(of: "$\(index + 1)", with: connection.quoteLiteral(parameter))
         }
         return text
     }

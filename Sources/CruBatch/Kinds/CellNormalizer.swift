@@ -181,18 +181,13 @@ enum CellNormalizer {
         return text
     }
 
-    static let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-
     private static func day(_ text: String) throws(CellProblem) -> String {
-        let lower = text.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        let abbreviations = ["mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6]
-        let index = days.firstIndex(of: lower) ?? abbreviations[lower]
-        guard let index else {
+        guard let day = Weekday(name: text) else {
             throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not a day of the week",
-                              hint: Suggestion.closest(to: lower, among: days).map { "did you mean \"\($0.capitalized)\"?" }
+                              hint: Suggestion.closest(to: text, among: Weekday.names).map { "did you mean \"\($0)\"?" }
                                   ?? "use Monday..Sunday or Mon..Sun")
         }
-        return days[index].capitalized
+        return day.name
     }
 
     /// `19:00`, `7pm`, `7:30 PM`, `19:00:00`.

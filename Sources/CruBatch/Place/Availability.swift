@@ -1,25 +1,5 @@
 import Foundation
 
-/// A day of the week, Monday first (the order placement breaks ties in).
-public enum Weekday: Int, Sendable, Codable, CaseIterable, Comparable {
-    case monday, tuesday, wednesday, thursday, friday, saturday, sunday
-
-    /// `Monday` ... `Sunday`, as `community_groups.meeting_day` stores it.
-    public var name: String { CellNormalizer.days[rawValue].capitalized }
-    public var shortName: String { String(name.prefix(3)) }
-
-    /// From a stored meeting day (`Monday`) or any spelling `Availability` reads (`tues`, `Thursdays`).
-    public init?(name: String) {
-        guard let day = AvailabilityParser.dayWords[name.lowercased()] else { return nil }
-        self = day
-    }
-
-    public static func < (a: Weekday, b: Weekday) -> Bool { a.rawValue < b.rawValue }
-
-    static let weekdays: [Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday]
-    static let weekend: [Weekday] = [.saturday, .sunday]
-}
-
 /// One span of free time on one day: minutes after midnight, `end` exclusive (1440 = midnight).
 public struct TimeWindow: Sendable, Hashable, Codable, CustomStringConvertible {
     public var day: Weekday
@@ -143,20 +123,6 @@ struct AvailabilityParser {
     static let afternoon = 12 * 60..<17 * 60
     static let evening = 17 * 60..<22 * 60
     static let wholeDay = 0..<24 * 60
-
-    static let dayWords: [String: Weekday] = {
-        var words: [String: Weekday] = [:]
-        let forms: [(Weekday, [String])] = [
-            (.monday, ["monday", "mon"]), (.tuesday, ["tuesday", "tue", "tues"]),
-            (.wednesday, ["wednesday", "wed", "weds"]), (.thursday, ["thursday", "thu", "thur", "thurs", "thr"]),
-            (.friday, ["friday", "fri"]), (.saturday, ["saturday", "sat"]), (.sunday, ["sunday", "sun"]),
-        ]
-        for (day, names) in forms {
-            for name in names { words[name] = day }
-            words[names[0] + "s"] = day
-        }
-        return words
-    }()
 
     static let partsOfDay: [String: Range<Int>] = [
         "morning": morning, "mornings": morning, "afternoon": afternoon, "afternoons": afternoon,
@@ -305,11 +271,11 @@ struct AvailabilityParser {
         while index < tokens.count {
             let token = tokens[index]
             switch token {
-            case .word(let word) where Self.dayWords[word] != nil:
-                let first = Self.dayWords[word]!
+            case .word(let word) where Weekday.spellings[word] != nil:
+                let first = Weekday.spellings[word]!
                 // A day range: "mon-thu", "monday through thursday", "mon to fri".
                 if index + 2 < tokens.count, Self.isRangeJoiner(tokens[index + 1]),
-                   case .word(let other) = tokens[index + 2], let last = Self.dayWords[other] {
+                   case .word(let other) = tokens[index + 2], let last = Weekday.spellings[other] {
                     addDays(Self.dayRange(first, last))
                     index += 3
                 } else {
