@@ -22,13 +22,15 @@ let package = Package(
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
-        // Generic building blocks.
-        .target(name: "CSVStream", dependencies: ["CLibCSV", "CLibCrypto"]),
+        // Generic building blocks; none of them knows what a campus or a group is.
+        .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
+        .target(name: "CSVStream", dependencies: ["CLibCSV", "FileOutput"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "Mailer", dependencies: ["CLibCurl"]),
+        .target(name: "ICalendar"),
 
         // The domain: kinds, validation, import, export, notify, place.
-        .target(name: "CruBatch", dependencies: ["CSVStream", "PostgresClient", "Mailer"]),
+        .target(name: "CruBatch", dependencies: ["CSVStream", "FileOutput", "PostgresClient", "Mailer", "ICalendar"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
@@ -36,10 +38,15 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "CSVStreamTests", dependencies: ["CSVStream"]),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
-        .testTarget(name: "MailerTests", dependencies: ["Mailer"]),
-        .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch"]),
+        // Helpers every test target shares: scratch folders, the test database, the mail sink.
+        .target(name: "CruBatchTestSupport", dependencies: ["PostgresClient"], path: "Tests/CruBatchTestSupport"),
+
+        .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "CruBatchTestSupport"]),
+        .testTarget(name: "CSVStreamTests", dependencies: ["CSVStream", "CruBatchTestSupport"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "CruBatchTestSupport"]),
+        .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
+        .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "CruBatchTestSupport"]),
+        .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

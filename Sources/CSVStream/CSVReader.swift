@@ -1,3 +1,4 @@
+import FileOutput
 import CLibCSV
 #if canImport(Glibc)
 import Glibc

@@ -1,8 +1,8 @@
 /// One problem found in an input file, located the way a compiler locates one:
 /// file, physical line, 1-based cell (column), and a stable code staff can look up.
-public struct Diagnostic: Error, Sendable, Hashable, Codable {
+public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     /// How bad a problem is: errors reject a row or the file, warnings only inform.
-    public enum Severity: String, Sendable, Codable {
+    public enum Severity: String, Sendable, Encodable {
         case error, warning
     }
 
@@ -43,45 +43,46 @@ public struct Diagnostic: Error, Sendable, Hashable, Codable {
     }
 }
 
-/// The stable validation codes of DESIGN.md section 4.
-public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
-    case malformedCSV = "malformed-csv"
-    case encodingError = "encoding-error"
-    case nulByte = "nul-byte"
-    case fieldTooLong = "field-too-long"
-    case emptyFile = "empty-file"
-    case blankHeader = "blank-header"
-    case duplicateHeader = "duplicate-header"
-    case missingColumn = "missing-column"
-    case unknownColumn = "unknown-column"
-    case extraCell = "extra-cell"
-    case missingCell = "missing-cell"
-    case blankRow = "blank-row"
-    case missingValue = "missing-value"
-    case typeError = "type-error"
-    case invalidEmail = "invalid-email"
-    case invalidPhone = "invalid-phone"
-    case invalidChoice = "invalid-choice"
-    case outOfRange = "out-of-range"
-    case duplicateKey = "duplicate-key"
-    case unknownReference = "unknown-reference"
-    case overCapacity = "over-capacity"
-
-    public var defaultSeverity: Diagnostic.Severity {
-        switch self {
-        case .unknownColumn, .blankRow: .warning
-        default: .error
-        }
-    }
-
+/// A stable, documented problem code (`malformed-csv`, `unknown-reference` ...) that staff can look
+/// up. This module defines the codes of reading CSV; modules above it add their own as static
+/// members in an extension, so the set grows with the domain without this module knowing it.
+public struct DiagnosticCode: Hashable, Sendable, Encodable, CustomStringConvertible {
+    public let rawValue: String
+    /// Warnings inform; errors reject a row or the file.
+    public let defaultSeverity: Diagnostic.Severity
     /// True when the problem makes the whole file unreadable (exit 65), not just one row.
-    public var isFatalToFile: Bool {
-        switch self {
-        case .malformedCSV, .encodingError, .nulByte, .fieldTooLong, .emptyFile, .blankHeader,
-             .duplicateHeader, .missingColumn:
-            true
-        default:
-            false
-        }
+    public let isFatalToFile: Bool
+
+    public init(_ rawValue: String, severity: Diagnostic.Severity = .error, fatalToFile: Bool = false) {
+        self.rawValue = rawValue
+        self.defaultSeverity = severity
+        self.isFatalToFile = fatalToFile
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    public static func == (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    public static let malformedCSV = DiagnosticCode("malformed-csv", fatalToFile: true)
+    public static let encodingError = DiagnosticCode("encoding-error", fatalToFile: true)
+    public static let nulByte = DiagnosticCode("nul-byte", fatalToFile: true)
+    public static let fieldTooLong = DiagnosticCode("field-too-long", fatalToFile: true)
+    public static let emptyFile = DiagnosticCode("empty-file", fatalToFile: true)
+    public static let blankHeader = DiagnosticCode("blank-header", fatalToFile: true)
+    public static let duplicateHeader = DiagnosticCode("duplicate-header", fatalToFile: true)
+    public static let extraCell = DiagnosticCode("extra-cell")
+    public static let missingCell = DiagnosticCode("missing-cell")
+    public static let blankRow = DiagnosticCode("blank-row", severity: .warning)
+
+    /// The codes this module reports while reading a CSV file.
+    public static let csvCodes: [DiagnosticCode] = [
+        .malformedCSV, .encodingError, .nulByte, .fieldTooLong, .emptyFile, .blankHeader, .duplicateHeader,
+        .extraCell, .missingCell, .blankRow,
+    ]
 }

@@ -1,4 +1,5 @@
 import CSVStream
+import CruBatchTestSupport
 import Foundation
 import Testing
 

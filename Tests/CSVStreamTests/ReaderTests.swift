@@ -1,4 +1,5 @@
 import CSVStream
+import CruBatchTestSupport
 import Foundation
 import Testing
 
@@ -147,17 +148,6 @@ struct ReaderTests {
         let empty = try read([UInt8]())
         #expect(empty.sha256 == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(empty.records.isEmpty)
-    }
-
-    @Test("SHA256Hasher gives the standard digests")
-    func hasher() {
-        let abc = SHA256Hasher()
-        abc.update(bytes("a"))
-        abc.update(bytes("bc"))
-        #expect(abc.finalizeHex() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        let empty = SHA256Hasher()
-        empty.update([UInt8]())
-        #expect(empty.finalizeHex() == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
     @Test("a missing file is FileOpenError.notFound; a directory is unreadable")

@@ -1,26 +1,7 @@
 import CSVStream
+import CruBatchTestSupport
 import Foundation
 import Testing
-
-/// A fresh directory under the system temporary directory, removed when `body` returns.
-func withScratchDirectory<R>(_ body: (String) throws -> R) throws -> R {
-    let path = FileManager.default.temporaryDirectory
-        .appendingPathComponent("crubatch-csvstream-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try body(path)
-}
-
-/// Writes `bytes` to a new temporary file, runs `body` with its path, then removes it.
-func withTemporaryFile<R>(_ bytes: [UInt8], _ body: (String) throws -> R) throws -> R {
-    try withScratchDirectory { directory in
-        let path = directory + "/input.csv"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return try body(path)
-    }
-}
-
-func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// Everything a `CSVReader` produced for one file.
 struct ReadOutcome {
@@ -95,16 +76,3 @@ func readTable(_ text: String, options: CSVReader.Options = .init()) throws -> T
     try readTable(bytes(text), options: options)
 }
 
-/// The SHA-256 of a file according to coreutils' sha256sum.
-func sha256sum(_ path: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    process.arguments = [path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
-}

@@ -1,16 +1,11 @@
 import CSVStream
 import CruBatch
+import CruBatchTestSupport
 import Foundation
 import Testing
 
 @Suite("export and nightly")
 struct ExportTests {
-    private func sha256(_ path: String) throws -> String {
-        let hasher = SHA256Hasher()
-        hasher.update(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-        return hasher.finalizeHex()
-    }
-
     private func exportAll(_ database: TestDatabase) throws -> String {
         let folder = try TestEnvironment.temporaryDirectory()
         for kind in Kind.allCases {
@@ -109,7 +104,7 @@ struct ExportTests {
         #expect(files.count == 1 + groups + Kind.allCases.count + 1 + 3)
         for file in files {
             let path = folder + "/" + (file["file"] as! String)
-            #expect(try sha256(path) == file["sha256"] as? String, "\(path)")
+            #expect(try sha256sum(path) == file["sha256"] as? String, "\(path)")
             let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
             #expect(size == file["bytes"] as? Int)
         }
@@ -141,12 +136,12 @@ struct ExportTests {
         defer { try? runTool("/bin/umount", [mountPoint]) }
 
         #expect(try database.run(["nightly", "--out", mountPoint, "--date", "2026-11-20"]).status == 0)
-        let before = try sha256(mountPoint + "/2026-11-20/manifest.json")
+        let before = try sha256sum(mountPoint + "/2026-11-20/manifest.json")
         let result = try database.run(["nightly", "--out", mountPoint, "--date", "2026-11-21"])
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("No space left on device"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).sorted() == ["2026-11-20", "latest"])
-        #expect(try sha256(mountPoint + "/2026-11-20/manifest.json") == before)
+        #expect(try sha256sum(mountPoint + "/2026-11-20/manifest.json") == before)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: mountPoint + "/latest") == "2026-11-20")
     }
 
@@ -170,7 +165,7 @@ struct CalendarExportTests {
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(!bytes.indices.contains { bytes[$0] == 0x0A && ($0 == 0 || bytes[$0 - 1] != 0x0D) }, "bare LF")
-        guard let output = try CalendarTests.expandWithPython(bytes) else { return }
+        let output = try ICalendarOracle.expand(bytes)
         let rows = output.split(separator: "\n").map { $0.split(separator: "|").map(String.init) }
         #expect(!rows.contains { $0.first == "TZMISMATCH" })
         let tuesday = rows.filter { $0.first == "OCC" && $0[1] == "group-cp-small-tue@crubatch.cru.org" }

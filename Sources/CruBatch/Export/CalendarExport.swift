@@ -1,3 +1,4 @@
+import ICalendar
 import Foundation
 import PostgresClient
 

@@ -1,3 +1,4 @@
+import FileOutput
 import CSVStream
 import Foundation
 import PostgresClient

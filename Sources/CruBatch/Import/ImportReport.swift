@@ -20,7 +20,7 @@ public struct KindCounts: Sendable, Codable, Equatable {
 }
 
 /// The outcome of `import` or `validate`: counts per file, every diagnostic, and what was written.
-public struct ImportReport: Sendable, Codable {
+public struct ImportReport: Sendable, Encodable {
     public enum Outcome: String, Sendable, Codable {
         /// Everything loaded (or would have, in a dry run).
         case loaded

@@ -1,3 +1,4 @@
+import FileOutput
 import CSVStream
 
 /// Writes the rejects file: the original header and cells of each rejected row plus

@@ -2,7 +2,7 @@ import CSVStream
 import Foundation
 
 /// What `crubatch place` did with each answer, and the counts: printed as a table, JSON or CSV.
-public struct PlaceReport: Sendable, Codable {
+public struct PlaceReport: Sendable, Encodable {
     public enum Outcome: String, Sendable, Codable, CaseIterable {
         /// A membership was made (or would be, in a dry run).
         case placed

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import CruBatch
+import CruBatchTestSupport
+@testable import ICalendar
 
 /// The RFC 5545 writer: folding, escaping, structure, VTIMEZONEs, and interop
 /// with Python's `icalendar` + `recurring_ical_events`.
@@ -314,96 +315,8 @@ import Testing
 
     // MARK: interop with Python's icalendar and recurring_ical_events
 
-    static let pythonScript = #"""
-        import sys
-        from datetime import datetime, timedelta, timezone
-        from zoneinfo import ZoneInfo
-        try:
-            import icalendar
-            import recurring_ical_events
-        except ImportError as error:
-            print("MISSING|%s" % error)
-            sys.exit(3)
-
-        def offset(td):
-            minutes = int(td.total_seconds() // 60)
-            sign = "-" if minutes < 0 else "+"
-            minutes = abs(minutes)
-            return "%s%02d:%02d" % (sign, minutes // 60, minutes % 60)
-
-        with open(sys.argv[1], "rb") as f:
-            cal = icalendar.Calendar.from_ical(f.read())
-
-        # Each VTIMEZONE turned into a tzinfo from its own definition (not by TZID lookup).
-        own = {str(vtz["TZID"]): vtz.to_tz(lookup_tzid=False) for vtz in cal.walk("VTIMEZONE")}
-        # It must agree with the tz database on every hour the calendar covers.
-        for tzid, tz in own.items():
-            reference = ZoneInfo(tzid)
-            t = datetime(2026, 1, 1, tzinfo=timezone.utc)
-            checked = 0
-            while t < datetime(2028, 1, 1, tzinfo=timezone.utc):
-                a = t.astimezone(reference)
-                b = t.astimezone(tz)
-                if a.utcoffset() != b.utcoffset() or a.replace(tzinfo=None) != b.replace(tzinfo=None):
-                    print("TZMISMATCH|%s|%s|%s|%s" % (tzid, t.isoformat(), a.isoformat(), b.isoformat()))
-                checked += 1
-                t += timedelta(hours=1)
-            print("TZCHECKED|%s|%d" % (tzid, checked))
-
-        # The TZID each event was written with (an expanded UTC occurrence loses its TZID parameter).
-        tzids = {str(e["UID"]): str(e["DTSTART"].params["TZID"]) for e in cal.walk("VEVENT")}
-        for event in recurring_ical_events.of(cal).between((2026, 9, 1), (2027, 4, 1)):
-            start = event["DTSTART"].dt
-            tzid = tzids[str(event["UID"])]
-            local = start.astimezone(ZoneInfo(tzid))
-            by_vtimezone = start.replace(tzinfo=None).replace(tzinfo=own[tzid])
-            print("OCC|%s|%s|%s|%s|%s|%s" % (
-                event["UID"], local.strftime("%Y-%m-%d"), local.strftime("%a"), local.strftime("%H:%M"),
-                offset(local.utcoffset()), offset(by_vtimezone.utcoffset())))
-        """#
-
     struct Occurrence {
         var uid: String, date: String, weekday: String, time: String, offset: String, vtimezoneOffset: String
-    }
-
-    /// Expands an .ics with Python's icalendar and recurring_ical_events (script above); nil (with an
-    /// issue recorded) when Python or the packages are missing.
-    static func expandWithPython(_ bytes: [UInt8]) throws -> String? {
-        let python = "/usr/bin/python3"
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            Issue.record("\(python) is missing: the calendar interop test needs Python 3 with icalendar and recurring-ical-events")
-            return nil
-        }
-
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("crubatch-cal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("groups.ics")
-        try Data(bytes).write(to: file)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", Self.pythonScript, file.path]
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let outData = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errData = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let output = String(decoding: outData, as: UTF8.self)
-        let errors = String(decoding: errData, as: UTF8.self)
-
-        if output.hasPrefix("MISSING|") {
-            Issue.record("""
-                Python packages for the calendar interop test are missing (\(output.trimmingCharacters(in: .whitespacesAndNewlines))); \
-                install them with: /usr/bin/python3 -m pip install --break-system-packages icalendar recurring-ical-events
-                """)
-            return nil
-        }
-        try #require(process.terminationStatus == 0, "python failed (\(process.terminationStatus)):\n\(errors)\(output)")
-
-        return output
     }
 
     @Test func pythonIcalendarExpandsWeeklyEventsAcrossDaylightSavingChanges() throws {
@@ -426,7 +339,7 @@ import Testing
                 timeZone: "Australia/Sydney", dtstamp: Self.stamp),
         ]
         let bytes = try ICalendarWriter(name: "Cru interop", years: 2026...2027).render(events)
-        guard let output = try Self.expandWithPython(bytes) else { return }
+        let output = try ICalendarOracle.expand(bytes)
         let rows = output.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
         #expect(!rows.contains { $0.first == "TZMISMATCH" }, "VTIMEZONE disagrees with the tz database:\n\(output)")
         let checked = rows.filter { $0.first == "TZCHECKED" }

@@ -1,4 +1,5 @@
-import CSVStream
+import CruBatchTestSupport
+import FileOutput
 import Foundation
 import Testing
 
@@ -126,5 +127,16 @@ struct AtomicFileTests {
             #expect(error.description.contains(path))
             #expect(error.reason.contains("No such file"))
         }
+    }
+
+    @Test("SHA256Hasher gives the standard digests")
+    func hasher() {
+        let abc = SHA256Hasher()
+        abc.update(bytes("a"))
+        abc.update(bytes("bc"))
+        #expect(abc.finalizeHex() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let empty = SHA256Hasher()
+        empty.update([UInt8]())
+        #expect(empty.finalizeHex() == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 }

@@ -4,23 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Why an output could not be written (exit 73).
-public struct OutputError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "\(path): cannot write: \(reason)" }
-
-    static func fromErrno(_ path: String) -> OutputError {
-        OutputError(path: path, reason: String(cString: strerror(errno)))
-    }
-}
-
 /// An output file that appears whole or not at all: bytes go to a hidden temporary file beside the
 /// target (mode 0600 by default: rosters hold personal data), which `commit()` fsyncs and renames.
 /// Dropping it uncommitted removes the temporary file. Counts bytes and hashes them as it goes.

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A fresh folder under the system temporary directory, removed when `body` returns (or throws).
+public func withScratchDirectory<R>(_ body: (String) throws -> R) throws -> R {
+    let path = try makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+/// Writes `bytes` to a new temporary file, runs `body` with its path, then removes it.
+public func withTemporaryFile<R>(_ bytes: [UInt8], named name: String = "input.csv",
+                                 _ body: (String) throws -> R) throws -> R {
+    try withScratchDirectory { directory in
+        let path = directory + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return try body(path)
+    }
+}
+
+/// A fresh folder the caller removes (with `removeScratchDirectory`) when its test ends.
+public func makeScratchDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("crubatch-test-" + UUID().uuidString).path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Removes a folder made by `makeScratchDirectory` and everything in it.
+public func removeScratchDirectory(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
+}
+
+/// The UTF-8 bytes of a string.
+public func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// Writes a text file, creating its folder.
+public func writeFile(_ path: String, _ text: String) throws {
+    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                            withIntermediateDirectories: true)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+}
+
+/// The SHA-256 of a file as `sha256sum` (coreutils) prints it: an oracle independent of our hasher.
+public func sha256sum(_ path: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw ScratchError("sha256sum \(path) exited \(process.terminationStatus)") }
+    return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+}
+
+/// A test's setup failed (a helper program, a missing server): the message says what.
+public struct ScratchError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
