@@ -1,8 +1,8 @@
-import FileOutput
 import CSVStream
+import FileOutput
 import PostgresClient
 
-/// The exit statuses of DESIGN.md section 2 (sysexits), so cron and scripts can act on them.
+/// The exit statuses crubatch uses (sysexits), so cron and scripts can act on them.
 public enum ExitStatus: Int32, Sendable {
     case ok = 0
     case rejected = 1
@@ -10,16 +10,27 @@ public enum ExitStatus: Int32, Sendable {
     case dataError = 65
     case noInput = 66
     case unavailable = 69
+    /// A defect in crubatch itself (its own SQL failed, a result had an unexpected shape).
+    case software = 70
     case cannotCreate = 73
     case temporaryFailure = 75
+    /// A setting is wrong (the mail server refused the credentials).
+    case configuration = 78
 }
 
-/// Everything that can stop a crubatch command, each with the exit status it means.
-public enum CruBatchError: Error, CustomStringConvertible {
-    case database(PostgresError)
+/// An error that knows what it means at the command line: the exit status and one line for people.
+/// Every error type that can reach `main` conforms, each with an exhaustive mapping of its own cases.
+public protocol CommandFailure: Error {
+    var exitStatus: ExitStatus { get }
+    /// One line for stderr (no personal data, no password).
+    var commandMessage: String { get }
+}
+
+/// What stops a crubatch command that is not an error of a lower module.
+public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
     case fileNotFound(String)
+    /// An input that cannot be read as what it should be (exit 65).
     case unreadable(String)
-    case output(OutputError)
     case schemaOutOfDate(pending: [Int])
     case migrationChanged(version: Int, name: String)
     case lockHeld(String)
@@ -27,15 +38,8 @@ public enum CruBatchError: Error, CustomStringConvertible {
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .database(let error):
-            switch error.kind {
-            case .connection: .unavailable
-            case .lockNotAvailable: .temporaryFailure
-            case .query, .copy: .dataError
-            }
         case .fileNotFound: .noInput
         case .unreadable: .dataError
-        case .output: .cannotCreate
         case .schemaOutOfDate, .migrationChanged: .dataError
         case .lockHeld: .temporaryFailure
         case .usage: .usage
@@ -44,10 +48,8 @@ public enum CruBatchError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .database(let error): error.description
         case .fileNotFound(let path): "\(path): no such file"
         case .unreadable(let reason): reason
-        case .output(let error): error.description
         case .schemaOutOfDate(let pending):
             "the database schema is out of date (migrations \(pending.map(String.init).joined(separator: ", ")) not applied); run `crubatch migrate`"
         case .migrationChanged(let version, let name):
@@ -57,15 +59,48 @@ public enum CruBatchError: Error, CustomStringConvertible {
         }
     }
 
-    /// Wraps any error thrown below the command layer.
-    public static func wrap(_ error: Error) -> CruBatchError {
-        switch error {
-        case let error as CruBatchError: error
-        case let error as PostgresError: .database(error)
-        case let error as OutputError: .output(error)
-        case let error as FileOpenError:
-            if case .notFound(let path) = error { .fileNotFound(path) } else { .unreadable(error.description) }
-        default: .unreadable(String(describing: error))
+    public var commandMessage: String { description }
+}
+
+extension PostgresError: CommandFailure {
+    /// SQLSTATEs that mean "try again": serialization failure, deadlock, lock not available.
+    static let temporaryStates: Set<String> = ["40001", "40P01", "55P03"]
+
+    public var exitStatus: ExitStatus {
+        switch kind {
+        case .connection: return .unavailable
+        case .lockNotAvailable: return .temporaryFailure
+        case .query, .copy:
+            guard let sqlState else { return .unavailable }
+            if Self.temporaryStates.contains(sqlState) { return .temporaryFailure }
+            // Connection exceptions, operator intervention (shutdown), insufficient resources.
+            if sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState.hasPrefix("53") { return .unavailable }
+            return .software
+        case .decoding: return .software
         }
     }
+
+    public var commandMessage: String {
+        switch exitStatus {
+        case .software: "this is a bug in crubatch: \(description); please report it with the command you ran"
+        case .temporaryFailure: "\(description); another run holds what this one needs, try again"
+        default: description
+        }
+    }
+}
+
+extension OutputError: CommandFailure {
+    public var exitStatus: ExitStatus { .cannotCreate }
+    public var commandMessage: String { description }
+}
+
+extension FileOpenError: CommandFailure {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .notFound: .noInput
+        case .unreadable: .dataError
+        }
+    }
+
+    public var commandMessage: String { description }
 }

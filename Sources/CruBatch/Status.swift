@@ -19,39 +19,30 @@ public struct StatusReport: Sendable {
     public static func load(from connection: PostgresConnection) throws -> StatusReport {
         try Migrator(connection: connection).requireCurrent()
         let countsSQL = tables.map { "select '\($0)' as t, count(*) as n from \($0)" }.joined(separator: " union all ")
-        let counts = try connection.query(countsSQL).rows.map { TableCount(table: $0[0]!, rows: Int($0[1]!)!) }
+        let counts = try connection.query(PostgresQuery(unsafeSQL: countsSQL)).rows.map {
+            TableCount(table: try $0.decode(String.self, 0), rows: try $0.decode(Int.self, 1))
+        }
         var byStatus: [String: Int] = [:]
         for row in try connection.query("select status, count(*) from notifications group by status").rows {
-            byStatus[row[0]!] = Int(row[1]!)!
+            byStatus[try row.decode(String.self, 0)] = try row.decode(Int.self, 1)
         }
         let dead = try connection.query("""
             select n.id || ': to ' || p.email || ' after ' || n.attempts || ' attempts: ' || coalesce(n.last_error, '')
             from notifications n join people p on p.id = n.recipient_id
             where n.status = 'dead' order by n.id limit 20
-            """).rows.map { $0[0]! }
+            """).rows.map { try $0.decode(String.self, 0) }
         return StatusReport(tables: counts, notifications: byStatus, deadNotifications: dead)
     }
 
     /// The report as aligned text for a terminal.
     public var text: String {
-        var lines = ["table              rows"]
-        for count in tables {
-            lines.append(count.table.rightPadded(to: 17) + String(count.rows).leftPadded(to: 7))
-        }
+        var table = TextTable(headers: ["table", "rows"], alignments: [.left, .right], minimumWidths: [0, 6])
+        for count in tables { table.append([count.table, String(count.rows)]) }
+        var lines = table.lines
         lines.append("")
         let order = ["pending", "failed", "sent", "skipped", "dead"]
         lines.append("notifications: " + order.map { "\(notifications[$0, default: 0]) \($0)" }.joined(separator: ", "))
         for line in deadNotifications { lines.append("  dead \(line)") }
         return lines.joined(separator: "\n")
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
-    }
-
-    func rightPadded(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }

@@ -4,20 +4,25 @@ import CLibPQ
 import Glibc
 #endif
 
-/// The rows of a query, as text (libpq's text format), read by row and column.
+/// The rows of a query, decoded into Swift types with `PostgresRow.decode`.
 public struct QueryResult: Sendable {
     public let columns: [String]
-    public let rows: [[String?]]
+    public let rows: [PostgresRow]
     /// Rows affected by INSERT/UPDATE/DELETE (PQcmdTuples), 0 otherwise.
     public let affectedRows: Int
 
-    public subscript(row: Int, column: String) -> String? {
-        guard let index = columns.firstIndex(of: column) else { return nil }
-        return rows[row][index]
+    /// The first column of the only row, for `select count(*)` and the like; a query that returns
+    /// no row is a `.decoding` error.
+    public func scalar<T: PostgresDecodable>(_ type: T.Type) throws(PostgresError) -> T {
+        guard let row = rows.first else { throw PostgresError(kind: .decoding, message: "no row in the result") }
+        return try row.decode(type, 0)
     }
 
-    /// The first column of the first row (for `select count(*)` and the like).
-    public var scalar: String? { rows.first?.first ?? nil }
+    /// The first column of the first row, nil when there is no row or it is NULL.
+    public func scalar<T: PostgresDecodable>(_ type: T?.Type) throws(PostgresError) -> T? {
+        guard let row = rows.first else { return nil }
+        return try row.decode(type, 0)
+    }
 }
 
 /// A notification received on a channel this connection LISTENs to.
@@ -63,18 +68,18 @@ public final class PostgresConnection {
 
     // MARK: Queries
 
-    /// Runs one statement with `$1, $2 ...` parameters (text; nil is NULL) and returns its rows.
+    /// Runs one statement; interpolated values travel as `$n` parameters. Returns its rows.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> QueryResult {
-        let result = withOptionalCStringArray(parameters) { values in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+    public func query(_ query: PostgresQuery) throws(PostgresError) -> QueryResult {
+        let result = withOptionalCStringArray(query.binds) { values in
+            PQexecParams(handle, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
         }
-        return try consume(result)
+        return try consume(result, sql: query.sql)
     }
 
     /// Runs a script of several statements without parameters (migrations).
     public func execute(_ sql: String) throws(PostgresError) {
-        _ = try consume(PQexec(handle, sql))
+        _ = try consume(PQexec(handle, sql), sql: sql)
     }
 
     /// Runs `body` in a transaction: COMMIT if it returns, ROLLBACK if it throws.
@@ -92,16 +97,16 @@ public final class PostgresConnection {
 
     /// Takes a session advisory lock if it is free; false if another session holds it.
     public func tryAdvisoryLock(_ key: Int64) throws(PostgresError) -> Bool {
-        try query("select pg_try_advisory_lock($1)", [String(key)]).scalar == "t"
+        try query("select pg_try_advisory_lock(\(key))").scalar(Bool.self)
     }
 
     /// Waits for a session advisory lock.
     public func advisoryLock(_ key: Int64) throws(PostgresError) {
-        try query("select pg_advisory_lock($1)", [String(key)])
+        try query("select pg_advisory_lock(\(key))")
     }
 
     public func advisoryUnlock(_ key: Int64) throws(PostgresError) {
-        try query("select pg_advisory_unlock($1)", [String(key)])
+        try query("select pg_advisory_unlock(\(key))")
     }
 
     // MARK: COPY
@@ -110,7 +115,7 @@ public final class PostgresConnection {
     private func startCopy(_ sql: String, expecting mode: ExecStatusType, _ name: String) throws {
         let start = PQexec(handle, sql)
         guard PQresultStatus(start) == mode else {
-            _ = try consume(start)
+            _ = try consume(start, sql: sql)
             throw PostgresError(kind: .copy, message: "\(sql) did not start a \(name)")
         }
         PQclear(start)
@@ -121,7 +126,7 @@ public final class PostgresConnection {
         var copied = 0
         while let result = PQgetResult(handle) {
             copied = Int(String(cString: PQcmdTuples(result))) ?? copied
-            _ = try consume(result, keepDraining: false)
+            _ = try consume(result, sql: "COPY", keepDraining: false)
         }
         return copied
     }
@@ -144,10 +149,17 @@ public final class PostgresConnection {
         return copied
     }
 
-    /// Streams `COPY ... TO STDOUT`, handing each chunk (usually one row) to `body`. Returns rows copied.
+    /// Streams `COPY (query) TO STDOUT (options)`, handing each chunk (usually one row) to `body`.
+    /// COPY takes no parameters, so the query's binds are inlined as quoted literals
+    /// (PQescapeLiteral, on the client). Returns rows copied.
     @discardableResult
-    public func copyOut(_ sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        try startCopy(sql, expecting: PGRES_COPY_OUT, "COPY TO STDOUT")
+    public func copyOut(_ query: PostgresQuery, options: String,
+                        _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        var inlined = query.sql
+        for (index, value) in query.binds.enumerated().reversed() {
+            inlined = inlined.replacingOccurrences(of: "$\(index + 1)", with: quoteLiteral(value))
+        }
+        try startCopy("copy (\(inlined)) to stdout (\(options))", expecting: PGRES_COPY_OUT, "COPY TO STDOUT")
         var buffer: UnsafeMutablePointer<CChar>?
         var bodyError: Error?
         while true {
@@ -229,7 +241,7 @@ public final class PostgresConnection {
 
     // MARK: Results and errors
 
-    private func consume(_ result: OpaquePointer?, keepDraining: Bool = true) throws(PostgresError) -> QueryResult {
+    private func consume(_ result: OpaquePointer?, sql: String, keepDraining: Bool = true) throws(PostgresError) -> QueryResult {
         guard let result else { throw failure(.query) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
@@ -245,12 +257,12 @@ public final class PostgresConnection {
             let columnCount = Int(PQnfields(result))
             let rowCount = Int(PQntuples(result))
             let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
-            var rows: [[String?]] = []
+            var rows: [PostgresRow] = []
             rows.reserveCapacity(rowCount)
             for row in 0..<Int32(rowCount) {
-                rows.append((0..<Int32(columnCount)).map { column in
+                rows.append(PostgresRow(columns: columns, values: (0..<Int32(columnCount)).map { column in
                     PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
-                })
+                }, query: sql))
             }
             return QueryResult(columns: columns, rows: rows, affectedRows: Int(String(cString: PQcmdTuples(result))) ?? 0)
         default:

@@ -7,6 +7,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case query
         case copy
         case lockNotAvailable
+        /// A result did not have the shape the Swift code expected (a NULL, a type, a column).
+        case decoding
     }
 
     public var kind: Kind

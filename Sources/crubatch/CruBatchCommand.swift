@@ -12,7 +12,8 @@ struct CruBatchCommand: ParsableCommand {
         discussion: """
         Connection: --database-url, else DATABASE_URL, else libpq's PG* variables, service file and ~/.pgpass.
         Exit codes: 0 ok; 1 rows rejected or validation failed; 64 usage; 65 unreadable data;
-        66 file not found; 69 database or SMTP unavailable; 73 cannot write output; 75 locked, retry later.
+        66 file not found; 69 database or SMTP unavailable; 70 a bug in crubatch; 73 cannot write output;
+        75 temporary (locked, deadlock), retry later; 78 SMTP credentials refused.
         """,
         version: CruBatchVersion.current,
         subcommands: [MigrateCommand.self, ImportCommand.self, ValidateCommand.self, ExportCommand.self, NightlyCommand.self, NotifyCommand.self, PlaceCommand.self, RunsCommand.self, StatusCommand.self]
@@ -40,10 +41,13 @@ func runReportingErrors(_ body: () throws -> ExitStatus) throws {
         throw error
     } catch let error as ValidationError {
         throw error
-    } catch {
-        let failure = CruBatchError.wrap(error)
-        FileHandle.standardError.write(Data("crubatch: \(failure.description)\n".utf8))
+    } catch let failure as any CommandFailure {
+        printError("crubatch: \(failure.commandMessage)")
         status = failure.exitStatus
+    } catch {
+        // Every error crubatch raises maps itself above; anything else escaped that mapping.
+        printError("crubatch: this is a bug in crubatch: unexpected \(type(of: error)): \(error)")
+        status = .software
     }
     if status != .ok { throw ExitCode(status.rawValue) }
 }

@@ -25,7 +25,7 @@ struct MigrateCommand: ParsableCommand {
             let connection = try database.connect()
             let migrator = Migrator(connection: connection)
             if status {
-                for migration in try migrator.status() { printLine(migration.line) }
+                printLine(MigrationStatus.table(try migrator.status()))
                 return .ok
             }
             let applied = try migrator.migrate()

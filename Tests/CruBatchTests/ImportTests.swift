@@ -1,4 +1,5 @@
 import CruBatch
+import CruBatchTestSupport
 import Foundation
 import PostgresClient
 import Testing
@@ -20,7 +21,7 @@ struct ImportTests {
         #expect(try database.count("select count(*) from group_leaders") >= 30)
         #expect(try database.count("select count(*) from memberships") > 0)
         #expect(try database.count("select count(*) from import_runs where status = 'succeeded'") == 10)
-        let stamps = try database.connect().query("select max(updated_at)::text from people").scalar
+        let stamps = try database.connect().query("select max(updated_at)::text from people").text
 
         let second = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--format", "json"])
         #expect(second.status == 0)
@@ -32,7 +33,7 @@ struct ImportTests {
             #expect(file["updated"] as? Int == 0, "\(file)")
             #expect(file["unchanged"] as? Int == file["read"] as? Int)
         }
-        #expect(try database.connect().query("select max(updated_at)::text from people").scalar == stamps)
+        #expect(try database.connect().query("select max(updated_at)::text from people").text == stamps)
 
         let runs = try database.run(["runs", "--limit", "3"])
         #expect(runs.status == 0)
@@ -48,7 +49,7 @@ struct ImportTests {
         #expect(try database.count("select count(*) from people where phone !~ '^\\+1[2-9][0-9]{9}$'") == 0)
         #expect(try database.count("select count(*) from people where email <> lower(email)") == 0)
         #expect(try database.count("select count(*) from community_groups where meeting_day is null") == 0)
-        let time = try connection.query("select to_char(meeting_time, 'HH24:MI') from community_groups where code = 'cp-small-tue'").scalar
+        let time = try connection.query("select to_char(meeting_time, 'HH24:MI') from community_groups where code = 'cp-small-tue'").text
         #expect(time == "19:00")
     }
 
@@ -93,7 +94,7 @@ struct ImportTests {
         try rejected.replacingOccurrences(of: "555-12", with: "(805) 555-0177").write(toFile: rejects, atomically: true, encoding: .utf8)
         let fixed = try database.run(["import", "students", rejects])
         #expect(fixed.status == 0, "\(fixed.stderr)")
-        #expect(try database.connect().query("select phone from people where email = 'ben.bad@example.edu'").scalar == "+18055550177")
+        #expect(try database.connect().query("select phone from people where email = 'ben.bad@example.edu'").text == "+18055550177")
     }
 
     @Test("--dry-run reports what would change and writes nothing")
@@ -125,12 +126,12 @@ struct ImportTests {
         _ = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,805-555-0111\n")])
         let keep = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n")])
         #expect(keep.status == 0)
-        #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").scalar == "+18055550111")
+        #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").text == "+18055550111")
         #expect(keep.stdout.contains("students     1         0        0          1"))
         let clear = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n"),
                                       "--blank", "clear"])
         #expect(clear.status == 0)
-        #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").scalar == nil)
+        #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").text == nil)
     }
 
     @Test("an update touches only changed rows")
@@ -144,7 +145,7 @@ struct ImportTests {
         #expect(file["inserted"] as? Int == 1)
         #expect(file["updated"] as? Int == 1)
         #expect(file["unchanged"] as? Int == 1)
-        #expect(try database.connect().query("select first_name from people where email = 'b@x.edu'").scalar == "Bea")
+        #expect(try database.connect().query("select first_name from people where email = 'b@x.edu'").text == "Bea")
     }
 
     @Test("a row whose only change is its list counts as updated and gets a new updated_at")
@@ -152,7 +153,7 @@ struct ImportTests {
         let database = try TestDatabase()
         _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
         let connection = try database.connect()
-        let before = try connection.query("select code, updated_at::text from community_groups order by code").rows
+        let before = try connection.query("select code, updated_at::text from community_groups order by code").texts
         let exported = try database.run(["export", "groups"]).stdout
         // Swap cp-small-tue's two leaders: same cells otherwise.
         let edited = exported.split(separator: "\r\n").map { line -> String in
@@ -165,13 +166,13 @@ struct ImportTests {
         let file = ((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])["files"] as! [[String: Any]])[0]
         #expect(file["updated"] as? Int == 1, "\(file)")
         #expect(file["inserted"] as? Int == 0)
-        let after = try connection.query("select code, updated_at::text from community_groups order by code").rows
+        let after = try connection.query("select code, updated_at::text from community_groups order by code").texts
         let changed = zip(before, after).filter { $0.0 != $0.1 }.map { $0.1[0] }
         #expect(changed == ["cp-small-tue"])
         let leaders = try connection.query("""
             select string_agg(p.email, ';' order by gl.position) from group_leaders gl join people p on p.id = gl.person_id
             join community_groups g on g.id = gl.group_id where g.code = 'cp-small-tue'
-            """).scalar
+            """).text
         #expect(leaders == "abigail.dangelo@cru.org;tomas.perez@cru.org")
     }
 
@@ -240,7 +241,7 @@ struct ImportTests {
             let state = try watcher.query("""
                 select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'
                 and state <> 'idle' and query ilike 'copy stage%'
-                """).scalar
+                """).text
             streaming = state != "0"
             if !streaming { usleep(25_000) }
         }
@@ -250,7 +251,7 @@ struct ImportTests {
         #expect(process.terminationReason == .uncaughtSignal)
         // The server notices the dead client and rolls back; wait for its session to go.
         for _ in 0..<200 {
-            if try watcher.query("select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'").scalar == "0" { break }
+            if try watcher.query("select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'").text == "0" { break }
             usleep(25_000)
         }
         #expect(try database.tableCounts() == before)

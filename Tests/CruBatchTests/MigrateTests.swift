@@ -1,4 +1,5 @@
 import CruBatch
+import CruBatchTestSupport
 import Foundation
 import PostgresClient
 import Testing
@@ -17,14 +18,14 @@ struct MigrateTests {
         #expect(first.status == 0)
         #expect(first.stdout.contains("applied 1: data model"))
         let connection = try PostgresConnection(url)
-        let tables = try connection.query("select count(*) from pg_tables where schemaname = 'public'").scalar
-        let migrations = try connection.query("select count(*) from schema_migrations").scalar
+        let tables = try connection.query("select count(*) from pg_tables where schemaname = 'public'").text
+        let migrations = try connection.query("select count(*) from schema_migrations").text
 
         let second = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
         #expect(second.status == 0)
         #expect(second.stdout.contains("up to date"))
-        #expect(try connection.query("select count(*) from pg_tables where schemaname = 'public'").scalar == tables)
-        #expect(try connection.query("select count(*) from schema_migrations").scalar == migrations)
+        #expect(try connection.query("select count(*) from pg_tables where schemaname = 'public'").text == tables)
+        #expect(try connection.query("select count(*) from schema_migrations").text == migrations)
         #expect(migrations == String(Migration.all.count))
 
         let status = try CommandResult.run(["migrate", "--status"], environment: ["DATABASE_URL": url])

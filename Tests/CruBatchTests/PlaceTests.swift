@@ -1,5 +1,6 @@
 import CSVStream
 @testable import CruBatch
+import CruBatchTestSupport
 import Foundation
 import PostgresClient
 import Testing
@@ -269,15 +270,14 @@ struct PlaceTests {
             """)
         #expect(queued == leaders && queued > 209)
         // Every answer's student is saved (unparseable ones too), with a normalised phone.
-        #expect(try database.count("select count(*) from people where lower(email) = any($1::text[])",
-                                   ["{" + answers.map(\.email).joined(separator: ",") + "}"]) == 220)
+        #expect(try database.count("select count(*) from people where lower(email) = any(\(answers.map(\.email))::text[])") == 220)
         #expect(try database.count("select count(*) from people where phone !~ '^\\+1[2-9][0-9]{9}$'") == 0)
         // The placed group's leaders are the contact the student receives.
         let sample = try #require(rows.dropFirst().first { $0[2] == "placed" })
         let contact = try connection.query("""
             select string_agg(p.first_name || ' ' || p.last_name || ' <' || p.email || '> ' || p.phone, '; ' order by gl.position, p.email)
-            from group_leaders gl join community_groups g on g.id = gl.group_id join people p on p.id = gl.person_id where g.code = $1
-            """, [sample[4]]).scalar
+            from group_leaders gl join community_groups g on g.id = gl.group_id join people p on p.id = gl.person_id where g.code = \(sample[4])
+            """).text
         #expect(sample[5] == contact)
         // Students' phones never appear in diagnostics (stdout holds leaders' phones, which the
         // fixture's 555-01xx numbers may share with students).
@@ -437,7 +437,7 @@ struct PlaceTests {
             select email, first_name, last_name, phone, sex, school_year from people
             where email in ('gil.siete@example.edu', 'oz.quince@example.edu', 'ivy.nueve@example.edu', 'joy.diez@example.edu')
             order by email
-            """).rows
+            """).texts
         #expect(saved == [["gil.siete@example.edu", "Gil", "Siete", "+18057562222", "male", "1"],
                           ["oz.quince@example.edu", "Oz", "Quince", nil, "male", "1"]])
         #expect(try database.count("""
@@ -587,9 +587,9 @@ enum PlaceFixture {
         var counts: [String: Int] = [:]
         for row in try connection.query("""
             select g.code, count(m.id) from community_groups g
-            left join memberships m on m.group_id = g.id and m.source is distinct from $1
+            left join memberships m on m.group_id = g.id and m.source is distinct from \(source)
             group by g.code
-            """, [source]).rows {
+            """).rows {
             counts[row[0]!] = Int(row[1]!)!
         }
         return counts

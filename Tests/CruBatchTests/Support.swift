@@ -1,4 +1,5 @@
 import CruBatch
+import CruBatchTestSupport
 import Foundation
 import PostgresClient
 import Testing
@@ -77,8 +78,8 @@ final class TestDatabase: @unchecked Sendable {
     func connect() throws -> PostgresConnection { try PostgresConnection(url) }
 
     /// A count from one query (`select count(*) from ...`).
-    func count(_ sql: String, _ parameters: [String?] = []) throws -> Int {
-        Int(try connect().query(sql, parameters).scalar ?? "-1") ?? -1
+    func count(_ query: PostgresQuery) throws -> Int {
+        try connect().query(query).scalar(Int.self)
     }
 
     /// Rows per data table, to prove a command changed nothing.
@@ -88,7 +89,7 @@ final class TestDatabase: @unchecked Sendable {
         for table in ["campuses", "ministries", "people", "person_ministries", "ministry_teams", "team_leaders",
                       "community_groups", "group_leaders", "memberships", "events", "event_ministries",
                       "summer_missions", "resources", "resource_topics", "notifications"] {
-            counts[table] = Int(try connection.query("select count(*) from \(table)").scalar ?? "-1")
+            counts[table] = try connection.query("select count(*) from \(unescaped: table)").scalar(Int.self)
         }
         return counts
     }
@@ -115,7 +116,7 @@ final class TestDatabase: @unchecked Sendable {
         let name = "crubatch_template_\(version)"
         try admin.query("select pg_advisory_lock(7331)")
         defer { _ = try? admin.query("select pg_advisory_unlock(7331)") }
-        if try admin.query("select 1 from pg_database where datname = $1", [name]).rows.isEmpty {
+        if try admin.query("select 1 from pg_database where datname = \(name)").rows.isEmpty {
             try admin.execute("create database \(name)_build")
             do {
                 let connection = try PostgresConnection(try url(for: "\(name)_build"))

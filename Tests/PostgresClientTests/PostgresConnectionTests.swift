@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import Foundation
 import PostgresClient
 import Testing
@@ -8,22 +9,30 @@ struct PostgresConnectionTests {
     func parameters() throws {
         let db = try TestDatabase.connect()
         let values: [String?] = [nil, "Zoë 😀 日本語", "O'Brien said \"hi\"; drop table x; --", "41"]
-        let result = try db.query("select $1::text as a, $2::text as b, $3::text as c, $4::int + 1 as d", values)
+        let result = try db.query("""
+            select \(values[0])::text as a, \(values[1])::text as b, \(values[2])::text as c, \(values[3])::int + 1 as d
+            """)
         #expect(result.columns == ["a", "b", "c", "d"])
         #expect(result.rows.count == 1)
-        #expect(result.rows[0] == [nil, values[1], values[2], "42"])
-        #expect(result[0, "c"] == values[2])
-        #expect(result[0, "nope"] == nil)
-        #expect(result.scalar == nil, "the first cell is NULL")
+        #expect(result.texts[0] == [nil, values[1], values[2], "42"])
+        #expect(try result.rows[0].decode(String?.self, "c") == values[2])
+        #expect(try result.rows[0].decode(Int.self, "d") == 42)
+        #expect(throws: PostgresError.self) { try result.rows[0].decode(String.self, "nope") }
+        #expect(throws: PostgresError.self) { try result.rows[0].decode(String.self, "a") }
+        #expect(throws: PostgresError.self) { try result.rows[0].decode(Int.self, "b") }
+        #expect(try result.scalar(String?.self) == nil, "the first cell is NULL")
 
         let table = uniqueName("people")
         try db.execute("create temp table \(table) (id serial primary key, name text, note text)")
-        let inserted = try db.query("insert into \(table) (name, note) values ($1, $2), ($3, $4), ($5, $6)",
-                                    ["Ann", nil, "Zoë", "it's", "Bob \"B\"", "x,y"])
+        let nothing: String? = nil
+        let inserted = try db.query("""
+            insert into \(unescaped: table) (name, note)
+            values (\("Ann"), \(nothing)), (\("Zoë"), \("it's")), (\("Bob \"B\""), \("x,y"))
+            """)
         #expect(inserted.affectedRows == 3)
-        let rows = try db.query("select name, note, note is null as missing from \(table) order by id")
-        #expect(rows.rows == [["Ann", nil, "t"], ["Zoë", "it's", "f"], ["Bob \"B\"", "x,y", "f"]])
-        #expect(try db.query("select count(*) from \(table) where name = $1", ["Zoë"]).scalar == "1")
+        let rows = try db.query("select name, note, note is null as missing from \(unescaped: table) order by id")
+        #expect(rows.texts == [["Ann", nil, "t"], ["Zoë", "it's", "f"], ["Bob \"B\"", "x,y", "f"]])
+        #expect(try db.query("select count(*) from \(unescaped: table) where name = \("Zoë")").text == "1")
     }
 
     @Test("a syntax error carries SQLSTATE 42601 and leaves the connection usable")
@@ -34,7 +43,7 @@ struct PostgresConnectionTests {
         #expect(error.sqlState == "42601")
         #expect(error.message.contains("syntax error"))
         #expect(error.description.contains("SQLSTATE 42601"))
-        #expect(try db.query("select 1").scalar == "1")
+        #expect(try db.query("select 1").text == "1")
     }
 
     @Test("a unique violation carries SQLSTATE 23505 and the key in its detail")
@@ -42,12 +51,12 @@ struct PostgresConnectionTests {
         let db = try TestDatabase.connect()
         let table = uniqueName("emails")
         try db.execute("create temp table \(table) (email text primary key)")
-        try db.query("insert into \(table) values ($1)", ["ann@example.org"])
-        let error = try postgresError { try db.query("insert into \(table) values ($1)", ["ann@example.org"]) }
+        try db.query("insert into \(unescaped: table) values (\("ann@example.org"))")
+        let error = try postgresError { try db.query("insert into \(unescaped: table) values (\("ann@example.org"))") }
         #expect(error.kind == .query)
         #expect(error.sqlState == "23505")
         #expect(error.detail?.contains("ann@example.org") == true)
-        #expect(try db.query("select count(*) from \(table)").scalar == "1")
+        #expect(try db.query("select count(*) from \(unescaped: table)").text == "1")
     }
 
     @Test("transaction commits when the body returns and rolls back when it throws")
@@ -57,32 +66,32 @@ struct PostgresConnectionTests {
         try db.execute("create temp table \(table) (n int)")
 
         let value = try db.transaction {
-            try db.query("insert into \(table) values (1)")
+            try db.query("insert into \(unescaped: table) values (1)")
             return "done"
         }
         #expect(value == "done")
-        #expect(try db.query("select count(*) from \(table)").scalar == "1")
+        #expect(try db.query("select count(*) from \(unescaped: table)").text == "1")
 
         #expect(throws: Planned.self) {
             try db.transaction {
-                try db.query("insert into \(table) values (2)")
+                try db.query("insert into \(unescaped: table) values (2)")
                 throw Planned()
             }
         }
-        #expect(try db.query("select count(*) from \(table)").scalar == "1")
+        #expect(try db.query("select count(*) from \(unescaped: table)").text == "1")
 
         // A failed statement inside rolls back too, and the session is not left in an aborted transaction.
         let error = try postgresError {
             try db.transaction {
-                try db.query("insert into \(table) values (3)")
-                try db.query("insert into \(table) values ('not a number')")
+                try db.query("insert into \(unescaped: table) values (3)")
+                try db.query("insert into \(unescaped: table) values ('not a number')")
             }
         }
         #expect(error.sqlState == "22P02")
-        #expect(try db.query("select array_agg(n order by n)::text from \(table)").scalar == "{1}")
-        let pid = try db.query("select pg_backend_pid()").scalar
+        #expect(try db.query("select array_agg(n order by n)::text from \(unescaped: table)").text == "{1}")
+        let pid = try db.query("select pg_backend_pid()").text
         let observer = try TestDatabase.connect()
-        #expect(try observer.query("select state from pg_stat_activity where pid = $1::int", [pid]).scalar == "idle",
+        #expect(try observer.query("select state from pg_stat_activity where pid = \(pid)::int").text == "idle",
                 "the session is not left inside a transaction")
     }
 
@@ -122,8 +131,8 @@ struct PostgresConnectionTests {
             }
         }
         #expect(count == 10_000)
-        #expect(try db.query("select count(*), sum(id) from \(table)").rows == [["10000", "50005000"]])
-        #expect(try db.query("select name, note from \(table) where id = 7777").rows == [["Name, \"7777\"", "Zoë 7777"]])
+        #expect(try db.query("select count(*), sum(id) from \(unescaped: table)").texts == [["10000", "50005000"]])
+        #expect(try db.query("select name, note from \(unescaped: table) where id = 7777").texts == [["Name, \"7777\"", "Zoë 7777"]])
     }
 
     @Test("copyIn whose body throws copies nothing and leaves the connection usable")
@@ -137,12 +146,12 @@ struct PostgresConnectionTests {
                 throw Planned()
             }
         }
-        #expect(try db.query("select count(*) from \(table)").scalar == "0")
+        #expect(try db.query("select count(*) from \(unescaped: table)").text == "0")
         let again = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
             try sender.send(Array("3,Cy\n".utf8))
         }
         #expect(again == 1)
-        #expect(try db.query("select name from \(table)").rows == [["Cy"]])
+        #expect(try db.query("select name from \(unescaped: table)").texts == [["Cy"]])
     }
 
     @Test("copyIn of bad data reports the server's error and leaves the connection usable")
@@ -156,11 +165,11 @@ struct PostgresConnectionTests {
             }
         }
         #expect(error.sqlState == "22P02")
-        #expect(try db.query("select count(*) from \(table)").scalar == "0")
+        #expect(try db.query("select count(*) from \(unescaped: table)").text == "0")
 
         let notCopy = try postgresError { try db.copyIn("select 1") { _ in } }
         #expect(notCopy.kind == .copy)
-        #expect(try db.query("select 2").scalar == "2")
+        #expect(try db.query("select 2").text == "2")
     }
 
     @Test("a COPY in the wrong direction, or through query/execute, fails fast and leaves the connection usable",
@@ -169,18 +178,17 @@ struct PostgresConnectionTests {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_dir")
         try db.execute("create temp table \(table) (id int)")
-        try db.query("insert into \(table) select generate_series(1, 100)")
+        try db.query("insert into \(unescaped: table) select generate_series(1, 100)")
 
         let attempts: [(String, () throws -> Void)] = [
             ("copyIn of TO STDOUT", { try db.copyIn("COPY \(table) TO STDOUT") { _ in } }),
-            ("copyOut of FROM STDIN", { try db.copyOut("COPY \(table) FROM STDIN") { _ in } }),
-            ("query of TO STDOUT", { try db.query("COPY \(table) TO STDOUT") }),
+            ("query of TO STDOUT", { try db.query("COPY \(unescaped: table) TO STDOUT") }),
             ("execute of FROM STDIN", { try db.execute("COPY \(table) FROM STDIN") }),
         ]
         for (name, attempt) in attempts {
             let error = try postgresError(attempt)
             #expect(error.kind == .copy, "\(name): \(error)")
-            #expect(try db.query("select count(*) from \(table)").scalar == "100", "\(name) left the connection unusable")
+            #expect(try db.query("select count(*) from \(unescaped: table)").text == "100", "\(name) left the connection unusable")
         }
     }
 
@@ -190,13 +198,13 @@ struct PostgresConnectionTests {
         let url = base + (base.contains("?") ? "&" : "?")
             + "application_name=from-url&options=-c%20statement_timeout%3D4321&connect_timeout=7"
         let db = try PostgresConnection(url)
-        #expect(try db.query("select current_setting('application_name')").scalar == "from-url")
-        #expect(try db.query("select current_setting('statement_timeout')").scalar == "4321ms")
-        #expect(try db.query("select current_setting('client_encoding')").scalar == "UTF8")
+        #expect(try db.query("select current_setting('application_name')").text == "from-url")
+        #expect(try db.query("select current_setting('statement_timeout')").text == "4321ms")
+        #expect(try db.query("select current_setting('client_encoding')").text == "UTF8")
 
         let plain = try PostgresConnection(base, applicationName: "given-name")
-        #expect(try plain.query("select current_setting('application_name')").scalar == "given-name")
-        #expect(try plain.query("select current_setting('client_min_messages')").scalar == "warning")
+        #expect(try plain.query("select current_setting('application_name')").text == "given-name")
+        #expect(try plain.query("select current_setting('client_min_messages')").text == "warning")
     }
 
     @Test("a connection the server ends is reported as a connection error")
@@ -205,8 +213,8 @@ struct PostgresConnectionTests {
         let observer = try TestDatabase.connect()
         let channel = uniqueName("crubatch_test")
         try listener.listen(channel)
-        let pid = try listener.query("select pg_backend_pid()").scalar
-        #expect(try observer.query("select pg_terminate_backend($1::int)", [pid]).scalar == "t")
+        let pid = try listener.query("select pg_backend_pid()").text
+        #expect(try observer.query("select pg_terminate_backend(\(pid)::int)").text == "t")
         let error = try postgresError { _ = try listener.waitForNotifications(timeout: 5) }
         #expect(error.kind == .connection)
         let after = try postgresError { try listener.query("select 1") }
@@ -218,9 +226,9 @@ struct PostgresConnectionTests {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_out")
         try db.execute("create temp table \(table) (id int, name text)")
-        try db.query("insert into \(table) select n, 'name ' || n || ', \"q\"' from generate_series(1, 5000) n")
+        try db.query("insert into \(unescaped: table) select n, 'name ' || n || ', \"q\"' from generate_series(1, 5000) n")
         var output: [UInt8] = []
-        let count = try db.copyOut("COPY (select id, name from \(table) order by id) TO STDOUT (FORMAT csv)") { chunk in
+        let count = try db.copyOut("select id, name from \(unescaped: table) order by id", options: "format csv") { chunk in
             output += chunk
         }
         #expect(count == 5_000)
@@ -233,13 +241,13 @@ struct PostgresConnectionTests {
         // A body that throws stops the copy but the error comes out and the connection still works.
         var seen = 0
         #expect(throws: Planned.self) {
-            try db.copyOut("COPY \(table) TO STDOUT") { _ in
+            try db.copyOut("select * from \(unescaped: table)", options: "format text") { _ in
                 seen += 1
                 if seen == 10 { throw Planned() }
             }
         }
         #expect(seen == 10)
-        #expect(try db.query("select count(*) from \(table)").scalar == "5000")
+        #expect(try db.query("select count(*) from \(unescaped: table)").text == "5000")
     }
 
     @Test("LISTEN gets a NOTIFY from another session with its payload")
@@ -248,9 +256,9 @@ struct PostgresConnectionTests {
         let sender = try TestDatabase.connect()
         let channel = uniqueName("crubatch_test")
         try listener.listen(channel)
-        let pidText = try sender.query("select pg_backend_pid()").scalar
+        let pidText = try sender.query("select pg_backend_pid()").text
         let senderPID = try #require(pidText.flatMap { Int32($0) })
-        try sender.query("select pg_notify($1, $2)", [channel, "place:42 Zoë"])
+        try sender.query("select pg_notify(\(channel), \("place:42 Zoë"))")
 
         let received = try listener.waitForNotifications(timeout: 5)
         #expect(received.count == 1)
@@ -265,8 +273,8 @@ struct PostgresConnectionTests {
         #expect(elapsed >= 0.25 && elapsed < 3, "waited \(elapsed)s")
 
         // Notifications sent while nobody waits are kept until the next wait.
-        try sender.query("select pg_notify($1, 'one')", [channel])
-        try sender.query("select pg_notify($1, 'two')", [channel])
+        try sender.query("select pg_notify(\(channel), 'one')")
+        try sender.query("select pg_notify(\(channel), 'two')")
         Thread.sleep(forTimeInterval: 0.2)
         var payloads: [String] = []
         let deadline = Date().addingTimeInterval(5)
@@ -296,7 +304,7 @@ struct PostgresConnectionTests {
         if let host = components.host, let port = components.port {
             #expect(db.endpoint == "\(host):\(port)")
         }
-        #expect(try db.query("select current_setting('application_name')").scalar == "crubatch-tests")
+        #expect(try db.query("select current_setting('application_name')").text == "crubatch-tests")
         #expect(db.quoteIdentifier("we\"ird name") == "\"we\"\"ird name\"")
     }
 }
@@ -307,8 +315,8 @@ struct QuoteLiteralTests {
     func roundTrip() throws {
         let connection = try PostgresConnection(try TestDatabase.url())
         for value in ["plain", "O'Brien", #"back\slash"#, "Zoë 日本", ""] {
-            #expect(try connection.query("select \(connection.quoteLiteral(value))").scalar == value)
+            #expect(try connection.query("select \(unescaped: connection.quoteLiteral(value))").text == value)
         }
-        #expect(try connection.query("select \(connection.quoteLiteral(nil)) is null").scalar == "t")
+        #expect(try connection.query("select \(unescaped: connection.quoteLiteral(nil)) is null").text == "t")
     }
 }

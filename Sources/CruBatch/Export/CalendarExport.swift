@@ -16,51 +16,53 @@ extension Exporter {
 
     /// The first meeting of each group: its weekday on or after August 1 of the current academic year.
     private func groupEvents(_ scope: ExportScope, today: Date) throws -> [CalendarEvent] {
-        let (condition, parameters) = scope.condition
         let rows = try connection.query("""
             select g.code, g.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location, c.timezone,
                    g.description, extract(epoch from g.updated_at)::bigint, mi.name
             from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
-            where \(condition) and g.meeting_day is not null and g.meeting_time is not null
+            where \(scope.condition) and g.meeting_day is not null and g.meeting_time is not null
             order by g.code
-            """, parameters).rows
+            """).rows
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: today)
         let academicYear = (components.month ?? 1) >= 8 ? components.year! : components.year! - 1
-        return rows.compactMap { row -> CalendarEvent? in
-            guard let day = row[2].flatMap(Weekday.init(name:)), let time = row[3],
+        return try rows.compactMap { row -> CalendarEvent? in
+            let time = try row.decode(String.self, 3)
+            guard let day = Weekday(name: try row.decode(String.self, 2)),
                   let hour = Int(time.prefix(2)), let minute = Int(time.suffix(2)) else { return nil }
             let weekday = WeeklyRecurrence.Weekday.allCases[day.rawValue]
             let start = CalendarEvent.LocalDateTime(year: academicYear, month: 8, day: 1, hour: hour, minute: minute)
                 .nextOrSame(weekday)
-            let stamp = Date(timeIntervalSince1970: Double(row[7] ?? "0") ?? 0)
-            return CalendarEvent(uid: "group-\(row[0]!)@crubatch.cru.org", summary: row[1]!, description: row[6],
-                                 location: row[4], start: start, end: .minutes(90), timeZone: row[5]!,
-                                 recurrence: WeeklyRecurrence(on: weekday), categories: ["Community Group", row[8]!],
+            let stamp = Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 7)))
+            return CalendarEvent(uid: "group-\(try row.decode(String.self, 0))@crubatch.cru.org",
+                                 summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 6),
+                                 location: try row.decode(String?.self, 4), start: start, end: .minutes(90),
+                                 timeZone: try row.decode(String.self, 5), recurrence: WeeklyRecurrence(on: weekday),
+                                 categories: ["Community Group", try row.decode(String.self, 8)],
                                  dtstamp: stamp, lastModified: stamp)
         }
     }
 
     private func eventEvents(_ scope: ExportScope) throws -> [CalendarEvent] {
-        let (condition, parameters) = scope.condition
-        let filter = scope == .everything ? "true" : """
+        let filter: PostgresQuery = scope == .everything ? "true" : """
             exists (select 1 from event_ministries em join ministries mi on mi.id = em.ministry_id
                     join campuses c on c.id = mi.campus_id
                     left join community_groups g on g.ministry_id = mi.id
-                    where em.event_id = ev.id and \(condition))
+                    where em.event_id = ev.id and \(scope.condition))
             """
         let rows = try connection.query("""
             select ev.code, ev.name, to_char(ev.starts_at at time zone ev.timezone, 'YYYY-MM-DD HH24:MI:SS'),
                    to_char(ev.ends_at at time zone ev.timezone, 'YYYY-MM-DD HH24:MI:SS'), ev.timezone, ev.location,
                    ev.url, ev.description, extract(epoch from ev.updated_at)::bigint
             from events ev where \(filter) order by ev.starts_at, ev.code
-            """, parameters).rows
-        return rows.compactMap { row -> CalendarEvent? in
-            guard let start = Self.localDateTime(row[2]) else { return nil }
-            let stamp = Date(timeIntervalSince1970: Double(row[8] ?? "0") ?? 0)
-            return CalendarEvent(uid: "event-\(row[0]!)@crubatch.cru.org", summary: row[1]!, description: row[7],
-                                 location: row[5], url: row[6], start: start,
-                                 end: Self.localDateTime(row[3]).map(CalendarEvent.End.at) ?? .minutes(120),
-                                 timeZone: row[4]!, categories: ["Event"], dtstamp: stamp, lastModified: stamp)
+            """).rows
+        return try rows.compactMap { row -> CalendarEvent? in
+            guard let start = Self.localDateTime(try row.decode(String.self, 2)) else { return nil }
+            let stamp = Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 8)))
+            return CalendarEvent(uid: "event-\(try row.decode(String.self, 0))@crubatch.cru.org",
+                                 summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 7),
+                                 location: try row.decode(String?.self, 5), url: try row.decode(String?.self, 6), start: start,
+                                 end: Self.localDateTime(try row.decode(String?.self, 3)).map(CalendarEvent.End.at) ?? .minutes(120),
+                                 timeZone: try row.decode(String.self, 4), categories: ["Event"], dtstamp: stamp, lastModified: stamp)
         }
     }
 

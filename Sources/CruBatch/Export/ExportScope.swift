@@ -1,3 +1,5 @@
+import PostgresClient
+
 /// Which part of the data a roster or calendar covers.
 public enum ExportScope: Sendable, Equatable {
     case everything
@@ -5,13 +7,13 @@ public enum ExportScope: Sendable, Equatable {
     case ministry(String)
     case campus(String)
 
-    /// SQL condition over `g` (community_groups), `mi` (ministries) and `c` (campuses), with `$1` the code.
-    var condition: (sql: String, parameters: [String?]) {
+    /// SQL condition over `g` (community_groups), `mi` (ministries) and `c` (campuses).
+    var condition: PostgresQuery {
         switch self {
-        case .everything: ("true", [])
-        case .group(let code): ("g.code = $1", [code.lowercased()])
-        case .ministry(let code): ("mi.code = $1", [code.lowercased()])
-        case .campus(let code): ("c.code = $1", [code.lowercased()])
+        case .everything: "true"
+        case .group(let code): "g.code = \(code.lowercased())"
+        case .ministry(let code): "mi.code = \(code.lowercased())"
+        case .campus(let code): "c.code = \(code.lowercased())"
         }
     }
 

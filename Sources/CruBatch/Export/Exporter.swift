@@ -29,28 +29,27 @@ public struct Exporter {
 
     /// A kind in exactly the format `import` reads (export -> import changes nothing).
     public func exportKind(_ kind: Kind, to destination: ExportDestination) throws -> ExportedFile {
-        try copyCSV(KindSpec.of(kind).exportSQL, parameters: [], to: destination)
+        try copyCSV(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), to: destination)
     }
 
     /// One row per member: the group, its leaders' contacts, the member. Cells that a spreadsheet
     /// would run as a formula are neutralised.
     public func exportRosterCSV(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
-        let (condition, parameters) = scope.condition
         let columns = Self.rosterColumns.map { "csv_safe((\($0.expression))::text) as \($0.name)" }.joined(separator: ", ")
-        return try copyCSV("select \(columns) \(Self.rosterFrom) where \(condition) \(Self.rosterOrder)",
-                           parameters: parameters, to: destination)
+        return try copyCSV("""
+            select \(unescaped: columns) \(unescaped: Self.rosterFrom) where \(scope.condition) \(unescaped: Self.rosterOrder)
+            """, to: destination)
     }
 
     /// The roster as one JSON document: groups, each with its leaders and members.
     public func exportRosterJSON(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
-        let (condition, parameters) = scope.condition
-        let sql = """
+        let query: PostgresQuery = """
             select coalesce(jsonb_pretty(jsonb_build_object('groups', coalesce(jsonb_agg(grp order by grp->>'code'), '[]'::jsonb))), '{}')
             from (
                 select jsonb_build_object(
                     'code', g.code, 'name', g.name, 'ministry', mi.code, 'campus', c.code, 'day', g.meeting_day,
                     'time', to_char(g.meeting_time, 'HH24:MI'), 'location', g.location,
-                    'leaders', (\(Self.leadersJSON)),
+                    'leaders', (\(unescaped: Self.leadersJSON)),
                     'members', coalesce((select jsonb_agg(jsonb_build_object(
                         'first_name', p.first_name, 'last_name', p.last_name, 'email', p.email, 'phone', p.phone,
                         'school_year', p.school_year, 'status', m.status,
@@ -59,21 +58,20 @@ public struct Exporter {
                         from memberships m join people p on p.id = m.person_id where m.group_id = g.id), '[]'::jsonb)
                 ) as grp
                 from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
-                where \(condition)
+                where \(scope.condition)
             ) groups
             """
-        let text = (try connection.query(sql, parameters).scalar ?? "{}") + "\n"
-        let rows = try connection.query("select count(*) \(Self.rosterFrom) where \(condition)", parameters).scalar
-        return try write(Array(text.utf8), rows: Int(rows ?? "0") ?? 0, to: destination)
+        let text = try connection.query(query).scalar(String.self) + "\n"
+        let rows = try connection.query("select count(*) \(unescaped: Self.rosterFrom) where \(scope.condition)").scalar(Int.self)
+        return try write(Array(text.utf8), rows: rows, to: destination)
     }
 
     /// The codes of every group in a scope, in order (one roster file per group in `nightly`).
     public func groupCodes(_ scope: ExportScope = .everything) throws -> [String] {
-        let (condition, parameters) = scope.condition
-        return try connection.query("""
+        try connection.query("""
             select g.code from community_groups g join ministries mi on mi.id = g.ministry_id
-            join campuses c on c.id = mi.campus_id where \(condition) order by g.code
-            """, parameters).rows.compactMap { $0[0] }
+            join campuses c on c.id = mi.campus_id where \(scope.condition) order by g.code
+            """).rows.map { try $0.decode(String.self, 0) }
     }
 
     /// Fails with a clear message when a scope names a group, ministry or campus that does not exist.
@@ -85,7 +83,7 @@ public struct Exporter {
         case .ministry(let value): (table, code) = ("ministries", value)
         case .campus(let value): (table, code) = ("campuses", value)
         }
-        if try connection.query("select 1 from \(table) where code = $1", [code.lowercased()]).rows.isEmpty {
+        if try connection.query("select 1 from \(unescaped: table) where code = \(code.lowercased())").rows.isEmpty {
             throw CruBatchError.usage("no \(scope.label): check the code (see `crubatch export \(table == "community_groups" ? "groups" : table)`)")
         }
     }
@@ -118,10 +116,9 @@ public struct Exporter {
     private static let rosterOrder = "order by g.code, p.last_name, p.first_name, p.email"
 
     /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the destination.
-    private func copyCSV(_ query: String, parameters: [String?], to destination: ExportDestination) throws -> ExportedFile {
+    private func copyCSV(_ query: PostgresQuery, to destination: ExportDestination) throws -> ExportedFile {
         let sink = try ExportSink(destination)
-        let inlined = inline(query, parameters)
-        let rows = try connection.copyOut("copy (\(inlined)) to stdout (format csv, header)") { chunk in
+        let rows = try connection.copyOut(query, options: "format csv, header") { chunk in
             try sink.writeRow(chunk)
         }
         return try sink.finish(rows: rows)
@@ -131,15 +128,6 @@ public struct Exporter {
         let sink = try ExportSink(destination)
         try sink.write(bytes)
         return try sink.finish(rows: rows)
-    }
-
-    /// COPY takes no parameters: substitute `$1` with a safely quoted literal.
-    private func inline(_ query: String, _ parameters: [String?]) -> String {
-        var text = query
-        for (index, parameter) in parameters.enumerated().reversed() {
-            text = text.replacingOccurrences(of: "$\(index + 1)", with: connection.quoteLiteral(parameter))
-        }
-        return text
     }
 }
 

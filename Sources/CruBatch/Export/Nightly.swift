@@ -75,15 +75,12 @@ public struct NightlyExport {
             add(try exporter.exportKind(kind, to: .file(folder + "/data/\(kind.fileName)")))
         }
         add(try exporter.exportCalendar(.everything, to: .file(folder + "/calendars/all.ics"), today: self.date))
-        for campus in try connection.query("select code from campuses order by code").rows.compactMap({ $0[0] }) {
+        for campus in try connection.query("select code from campuses order by code").rows.map({ try $0.decode(String.self, 0) }) {
             add(try exporter.exportCalendar(.campus(campus), to: .file(folder + "/calendars/\(campus).ics"), today: self.date))
         }
         let manifest = Manifest(date: date, crubatchVersion: CruBatchVersion.current, files: files)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
         let file = try AtomicFile(path: folder + "/manifest.json")
-        try file.write(Array(try encoder.encode(manifest)) + [0x0A])
+        try file.write(Array(try JSONOutput.encoder(snakeCaseKeys: true).encode(manifest)) + [0x0A])
         try file.commit()
         return manifest
     }

@@ -2,7 +2,7 @@ import CSVStream
 import PostgresClient
 
 /// The checks that need the whole file or the database, run as queries over the staging table:
-/// duplicate keys, references, time zones, date order and group capacity.
+/// duplicate keys, references, time zones, and the kind's row rules (date order, group capacity).
 struct DatabaseChecks {
     let spec: KindSpec
     let connection: PostgresConnection
@@ -11,103 +11,104 @@ struct DatabaseChecks {
 
     func run() throws -> [Diagnostic] {
         var found = try duplicates()
-        for reference in spec.references { found += try missing(reference) }
-        for column in spec.columns where column.type == .timezone && isPresent(column.name) {
-            found += try unknownTimeZones(column.name)
+        for (column, reference) in spec.references where isPresent(column.name) {
+            found += try missing(column, reference)
         }
-        found += try dateOrder()
-        if spec.kind == .memberships { found += try overCapacity() }
+        for column in spec.columns where column.type == .timezone && isPresent(column.name) {
+            found += try unknownTimeZones(column)
+        }
+        for rule in spec.rules {
+            switch rule {
+            case .endNotBeforeStart(let start, let end): found += try dateOrder(start: start, end: end)
+            case .groupCapacity: found += try overCapacity()
+            }
+        }
         return found
     }
 
     private func isPresent(_ column: String) -> Bool { mapping.fileColumn(of: column, in: spec) != nil }
 
-    private func diagnostic(_ line: String?, column: String, code: DiagnosticCode, message: String,
+    private func diagnostic(_ line: Int, column: String, code: DiagnosticCode, message: String,
                             hint: String? = nil) -> Diagnostic {
-        Diagnostic(file: file, line: Int(line ?? "0") ?? 0, column: mapping.fileColumn(of: column, in: spec),
+        Diagnostic(file: file, line: line, column: mapping.fileColumn(of: column, in: spec),
                    field: column, code: code, message: message, hint: hint)
     }
 
-    /// The column that names a row in messages (memberships are keyed by group and email).
-    private var keyColumn: String { spec.kind == .memberships ? "email" : spec.columns[0].name }
-
-    private var keyIsPersonal: Bool { spec.columns.first { $0.name == keyColumn }?.type == .email }
-
     private func duplicates() throws -> [Diagnostic] {
         // A hash aggregate finds the repeated keys; only their rows are sorted for the first line.
+        let key = spec.stagedKey
         let rows = try connection.query("""
             select line, key, first_line from (
-                select s.line, \(spec.stagedKey) as key, min(s.line) over (partition by \(spec.stagedKey)) as first_line
+                select s.line, \(unescaped: key) as key, min(s.line) over (partition by \(unescaped: key)) as first_line
                 from stage s
-                where \(spec.stagedKey) in (select \(spec.stagedKey) from stage s group by 1 having count(*) > 1)) d
+                where \(unescaped: key) in (select \(unescaped: key) from stage s group by 1 having count(*) > 1)) d
             where line <> first_line order by line
             """).rows
-        return rows.map { row in
-            let what = keyIsPersonal ? "this \(keyColumn)" : "\(keyColumn) \"\(row[1] ?? "")\""
-            return diagnostic(row[0], column: keyColumn, code: .duplicateKey,
-                              message: "\(what) appears more than once in the file (first on line \(row[2] ?? "?"))",
+        let column = spec.messageColumn
+        return try rows.map { row in
+            let what = column.type == .email ? "this \(column.name)" : "\(column.name) \"\(try row.decode(String.self, 1))\""
+            return diagnostic(try row.decode(Int.self, 0), column: column.name, code: .duplicateKey,
+                              message: "\(what) appears more than once in the file (first on line \(try row.decode(Int.self, 2)))",
                               hint: "keep one of the rows; keys are compared without regard to case")
         }
     }
 
-    private func missing(_ reference: ReferenceSpec) throws -> [Diagnostic] {
-        guard isPresent(reference.column) else { return [] }
-        let column = "s.\"\(reference.column)\""
-        let isList = spec.columns.first { $0.name == reference.column }.map { if case .list = $0.type { true } else { false } } ?? false
-        let value = isList ? "v.value" : column
-        let source = isList ? "stage s cross join lateral unnest(string_to_array(\(column), ';')) as v(value)" : "stage s"
+    private func missing(_ column: ColumnSpec, _ reference: Reference) throws -> [Diagnostic] {
+        let cell = column.stagedName
+        let isList = column.list != nil
+        let value = isList ? "v.value" : cell
+        let source = isList ? "stage s cross join lateral unnest(string_to_array(\(cell), ';')) as v(value)" : "stage s"
         let rows = try connection.query("""
-            select s.line, \(value) from \(source)
-            where \(value) is not null
-            and not exists (select 1 from \(reference.table) r where \(reference.keyExpression) = \(value) and \(reference.condition))
+            select s.line, \(unescaped: value) from \(unescaped: source)
+            where \(unescaped: value) is not null
+            and not exists (select 1 from \(unescaped: reference.table) r
+                            where \(unescaped: reference.key(over: "r")) = \(unescaped: value) and \(unescaped: reference.condition))
             order by s.line
             """).rows
         guard !rows.isEmpty else { return [] }
-        let personal = reference.table == "people" && reference.noun != "leader"
-        let candidates = personal ? [] : try connection.query(
-            "select \(reference.keyExpression) from \(reference.table) r where \(reference.condition) limit 5000"
-        ).rows.compactMap { $0[0] }
-        return rows.map { row in
-            let key = row[1] ?? ""
+        // Students are personal data: never suggest another student's email.
+        let personal = reference.table == "people" && reference.condition == "true"
+        let candidates = personal ? [] : try connection.query("""
+            select \(unescaped: reference.key(over: "r")) from \(unescaped: reference.table) r
+            where \(unescaped: reference.condition) limit 5000
+            """).rows.map { try $0.decode(String.self, 0) }
+        return try rows.map { row in
+            let key = try row.decode(String.self, 1)
             let suggestion = Suggestion.closest(to: key, among: candidates)
             let named = personal ? "with this email" : "\"\(key)\""
-            return diagnostic(row[0], column: reference.column, code: .unknownReference,
+            return diagnostic(try row.decode(Int.self, 0), column: column.name, code: .unknownReference,
                               message: "\(reference.noun) \(named) does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
                               hint: "add it to \(reference.definedIn.fileName) and import that first, or load both with --dir")
         }
     }
 
-    private func unknownTimeZones(_ column: String) throws -> [Diagnostic] {
+    private func unknownTimeZones(_ column: ColumnSpec) throws -> [Diagnostic] {
+        let cell = column.stagedName
         let rows = try connection.query("""
-            select s.line, s."\(column)" from stage s
-            where s."\(column)" is not null and not exists (select 1 from pg_timezone_names z where z.name = s."\(column)")
+            select s.line, \(unescaped: cell) from stage s
+            where \(unescaped: cell) is not null and not exists (select 1 from pg_timezone_names z where z.name = \(unescaped: cell))
             order by s.line
             """).rows
         guard !rows.isEmpty else { return [] }
-        let names = try connection.query("select name from pg_timezone_names where name like '%/%'").rows.compactMap { $0[0] }
-        return rows.map { row in
-            let value = row[1] ?? ""
-            return diagnostic(row[0], column: column, code: .invalidChoice,
+        let names = try connection.query("select name from pg_timezone_names where name like '%/%'").rows
+            .map { try $0.decode(String.self, 0) }
+        return try rows.map { row in
+            let value = try row.decode(String.self, 1)
+            return diagnostic(try row.decode(Int.self, 0), column: column.name, code: .invalidChoice,
                               message: "\"\(value)\" is not a time zone",
                               hint: Suggestion.closest(to: value, among: names).map { "did you mean \"\($0)\"?" }
                                   ?? "use an IANA name such as America/Los_Angeles")
         }
     }
 
-    /// Events and missions must not end before they start.
-    private func dateOrder() throws -> [Diagnostic] {
-        let pair: (String, String)
-        switch spec.kind {
-        case .events: pair = ("starts_at", "ends_at")
-        case .missions: pair = ("starts_on", "ends_on")
-        default: return []
-        }
-        guard isPresent(pair.1) else { return [] }
+    /// Rows whose `end` comes before their `start` (both resolved, so time zones count).
+    private func dateOrder(start: String, end: String) throws -> [Diagnostic] {
+        guard isPresent(end) else { return [] }
         let rows = try connection.query("""
-            select n.line from (\(spec.resolveSQL)) n where n.\(pair.1) < n.\(pair.0) order by n.line
+            select n.line from (\(unescaped: spec.resolveSQL)) n where n.\(unescaped: end) < n.\(unescaped: start) order by n.line
             """).rows
-        return rows.map { row in
-            diagnostic(row[0], column: pair.1, code: .outOfRange, message: "\(pair.1) is before \(pair.0)",
+        return try rows.map { row in
+            diagnostic(try row.decode(Int.self, 0), column: end, code: .outOfRange, message: "\(end) is before \(start)",
                        hint: "check the two dates; the end must not come before the start")
         }
     }
@@ -127,9 +128,9 @@ struct DatabaseChecks {
             where i.rank + (select count(*) from memberships m where m.group_id = i.group_id) > i.capacity
             order by i.line
             """).rows
-        return rows.map { row in
-            diagnostic(row[0], column: "group", code: .overCapacity,
-                       message: "group \"\(row[1] ?? "")\" is full: capacity \(row[2] ?? "?"), \(row[3] ?? "?") members now and earlier rows of this file fill it",
+        return try rows.map { row in
+            diagnostic(try row.decode(Int.self, 0), column: "group", code: .overCapacity,
+                       message: "group \"\(try row.decode(String.self, 1))\" is full: capacity \(try row.decode(Int.self, 2)), \(try row.decode(Int.self, 3)) members now and earlier rows of this file fill it",
                        hint: "raise the group's capacity in groups.csv or place the student in another group")
         }
     }

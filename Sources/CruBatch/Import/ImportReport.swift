@@ -60,6 +60,7 @@ public struct ImportReport: Sendable, Encodable {
         let would = !wrote
         let headers = ["kind", "read", would ? "would insert" : "inserted", would ? "would update" : "updated",
                        "unchanged", "rejected", "seconds"]
+        var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
         var rows = files.map { counts in
             [counts.kind.rawValue, String(counts.read), String(counts.inserted), String(counts.updated),
              String(counts.unchanged), String(counts.rejected), String(format: "%.2f", counts.seconds)]
@@ -69,13 +70,8 @@ public struct ImportReport: Sendable, Encodable {
             rows.append(["total", sum(\.read), sum(\.inserted), sum(\.updated), sum(\.unchanged), sum(\.rejected),
                          String(format: "%.2f", files.reduce(0) { $0 + $1.seconds })])
         }
-        let widths = headers.indices.map { column in ([headers] + rows).map { $0[column].count }.max()! }
-        let render = { (cells: [String]) in
-            cells.enumerated().map { column, cell in
-                column == 0 ? cell.rightPadded(to: widths[column]) : cell.leftPadded(to: widths[column])
-            }.joined(separator: "  ")
-        }
-        var lines = [render(headers)] + rows.map(render)
+        rows.forEach { table.append($0) }
+        var lines = table.lines
         lines.append(verdict)
         return lines.joined(separator: "\n")
     }
@@ -95,9 +91,5 @@ public struct ImportReport: Sendable, Encodable {
     }
 
     /// The report as one JSON document for scripts.
-    public func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    public func json() -> String { JSONOutput.encode(self) }
 }

@@ -7,12 +7,9 @@ public struct ImportRuns {
 
     /// The newest `limit` runs as an aligned table with a header line.
     public static func table(_ limit: Int, from connection: PostgresConnection) throws -> String {
-        let rows = [columns] + (try latest(limit, from: connection))
-        let widths = columns.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { $1.rightPadded(to: widths[$0]) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n")
+        var table = TextTable(headers: columns, alignments: Array(repeating: .left, count: columns.count))
+        try latest(limit, from: connection).forEach { table.append($0) }
+        return table.text
     }
 
     /// The newest `limit` runs as rows of text, in `columns` order.
@@ -23,7 +20,7 @@ public struct ImportRuns {
                    case when dry_run then 'yes' else 'no' end, rows_read, rows_inserted, rows_updated,
                    rows_unchanged, rows_rejected,
                    coalesce(to_char(extract(epoch from finished_at - started_at), 'FM990.00'), '-'), coalesce(os_user, '')
-            from import_runs order by id desc limit $1
-            """, [String(limit)]).rows.map { $0.map { $0 ?? "" } }
+            from import_runs order by id desc limit \(limit)
+            """).rows.map { row in try columns.indices.map { try row.decode(String?.self, $0) ?? "" } }
     }
 }

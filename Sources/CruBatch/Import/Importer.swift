@@ -126,19 +126,20 @@ public struct Importer {
 
     private func startRun(_ source: Source) throws -> Int {
         let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
-        let row = try connection.query("""
-            insert into import_runs (kind, file_name, dry_run, os_user) values ($1, $2, $3, $4) returning id
-            """, [source.kind.rawValue, source.path, options.dryRun ? "true" : "false", user])
-        return Int(row.scalar ?? "0") ?? 0
+        return try connection.query("""
+            insert into import_runs (kind, file_name, dry_run, os_user)
+            values (\(source.kind.rawValue), \(source.path), \(options.dryRun), \(user)) returning id
+            """).scalar(Int.self)
     }
 
     private func finishRun(_ id: Int, result: KindLoadResult?, status: String, error: String?) throws {
         let counts = result?.counts
         try connection.query("""
-            update import_runs set status = $2, sha256 = $3, rows_read = $4, rows_inserted = $5, rows_updated = $6,
-                rows_unchanged = $7, rows_rejected = $8, error = $9, finished_at = now()
-            where id = $1
-            """, [String(id), status, result?.sha256, String(counts?.read ?? 0), String(counts?.inserted ?? 0),
-                  String(counts?.updated ?? 0), String(counts?.unchanged ?? 0), String(counts?.rejected ?? 0), error])
+            update import_runs set status = \(status), sha256 = \(result?.sha256), rows_read = \(counts?.read ?? 0),
+                rows_inserted = \(counts?.inserted ?? 0), rows_updated = \(counts?.updated ?? 0),
+                rows_unchanged = \(counts?.unchanged ?? 0), rows_rejected = \(counts?.rejected ?? 0), error = \(error),
+                finished_at = now()
+            where id = \(id)
+            """)
     }
 }

@@ -76,8 +76,7 @@ struct KindLoader {
         }
         result.counts.rejected = result.rejectedLines.count
         if !result.rejectedLines.isEmpty {
-            try connection.query("delete from stage where line = any($1::int[])",
-                                 ["{" + result.rejectedLines.map(String.init).joined(separator: ",") + "}"])
+            try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
         try merge(into: &result.counts)
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
@@ -122,16 +121,16 @@ struct KindLoader {
     }
 
     private func merge(into counts: inout KindCounts) throws {
-        let staged = Int(try connection.query("select count(*) from stage").scalar ?? "0") ?? 0
+        let staged = try connection.query("select count(*) from stage").scalar(Int.self)
         let sql = MergeSQL(spec: spec, blank: options.blank)
         for statement in sql.setup { try connection.execute(statement) }
-        counts.updated = Int(try connection.query(sql.update).scalar ?? "0") ?? 0
-        counts.inserted = Int(try connection.query(sql.insert).scalar ?? "0") ?? 0
+        counts.updated = try connection.query(PostgresQuery(unsafeSQL: sql.update)).scalar(Int.self)
+        counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert)).scalar(Int.self)
         let allNew = counts.inserted == staged
         for statement in sql.listSync(allNew: allNew) { try connection.execute(statement) }
         if !allNew, let touch = sql.finishLists.first, let count = sql.finishLists.last {
             try connection.execute(touch)
-            counts.updated = Int(try connection.query(count).scalar ?? "0") ?? counts.updated
+            counts.updated = try connection.query(PostgresQuery(unsafeSQL: count)).scalar(Int.self)
         }
         for statement in sql.teardown { try connection.execute(statement) }
         counts.unchanged = staged - counts.inserted - counts.updated

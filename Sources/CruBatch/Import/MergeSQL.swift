@@ -56,15 +56,15 @@ struct MergeSQL {
     /// row was just inserted (`allNew`, a first load), there are no old children to remove and nothing
     /// to record: the children are simply inserted.
     func listSync(allNew: Bool) -> [String] {
-        spec.lists.flatMap { list -> [String] in
-            let value = list.referencedTable == nil ? "ord.v" : "r.id"
-            let join = list.referencedTable.map { " join \($0) r on \(list.referencedKey) = ord.v" } ?? ""
-            let onlyGiven = keep ? " where n.\(list.column) is not null" : ""
+        spec.lists.flatMap { column, list -> [String] in
+            let value = list.reference == nil ? "ord.v" : "r.id"
+            let join = list.reference.map { " join \($0.table) r on \($0.key(over: "r")) = ord.v" } ?? ""
+            let onlyGiven = keep ? " where n.\(column.name) is not null" : ""
             let child = list.childTable, parent = list.parentColumn, valueColumn = list.valueColumn
             let build = [
                 """
                 create temp table listed on commit drop as
-                select t.id as parent, n.\(list.column) as list
+                select t.id as parent, n.\(column.name) as list
                 from \(resolved) join \(spec.table) t on \(spec.keyMatch)\(onlyGiven)
                 """,
                 """

@@ -48,7 +48,9 @@ public indirect enum CellType: Sendable, Equatable {
     }
 }
 
-/// One column of a kind's CSV format.
+/// One column of a kind's CSV format, declared once: its header and aliases, its cell type, and
+/// where its value goes (a target column, a reference resolved to an id, or a list of child rows)
+/// and comes back from on export.
 public struct ColumnSpec: Sendable {
     /// The canonical header name (as `export` writes it).
     public let name: String
@@ -56,12 +58,57 @@ public struct ColumnSpec: Sendable {
     public let required: Bool
     /// Other header names accepted for this column.
     public let aliases: [String]
+    /// Part of the kind's natural key.
+    let isKey: Bool
+    /// Where a scalar value is stored (nil for list columns).
+    let target: TargetColumn?
+    let reference: Reference?
+    let list: ListRelation?
+    /// The export expression over the target row `t`, when the type's default does not fit.
+    private let export: String?
 
-    init(_ name: String, _ type: CellType, required: Bool = false, aliases: [String] = []) {
+    /// A column stored in the target column `storedIn` (default: its own name). A `reference`
+    /// stores the referenced row's id (in `<name>_id` unless `storedIn` says otherwise); a `list`
+    /// stores child rows. `resolve` and `export` override how the value is computed from the staging
+    /// row `s` and written back from the target row `t`.
+    init(_ name: String, _ type: CellType, required: Bool = false, key: Bool = false, aliases: [String] = [],
+         storedIn: String? = nil, references reference: Reference? = nil, list: ListRelation? = nil,
+         resolve: String? = nil, export: String? = nil, insertDefault: String? = nil, updatable: Bool = true) {
         self.name = name
         self.type = type
         self.required = required
         self.aliases = aliases
+        self.isKey = key
+        self.reference = reference
+        self.list = list
+        self.export = export
+        if list != nil {
+            target = nil
+        } else {
+            let column = storedIn ?? (reference != nil ? "\(name)_id" : name)
+            let value = resolve ?? reference.map { "\($0.alias).id" } ?? "s.\"\(name)\""
+            target = TargetColumn(name: column, resolve: value, insertDefault: insertDefault, updatable: updatable)
+        }
+    }
+
+    /// The column in the staging table.
+    var stagedName: String { "s.\"\(name)\"" }
+
+    /// SQL over the target row `t` (and the reference joins) giving the cell as `import` reads it.
+    var exportExpression: String {
+        if let export { return export }
+        if let list {
+            let value = list.reference.map { "r.\($0.keyColumn)" } ?? "x.\(list.valueColumn)"
+            let join = list.reference.map { " join \($0.table) r on r.id = x.\(list.valueColumn)" } ?? ""
+            return "(select string_agg(\(value), ';' order by x.position, \(value)) from \(list.childTable) x\(join) where x.\(list.parentColumn) = t.id)"
+        }
+        if let reference { return "\(reference.alias).\(reference.keyColumn)" }
+        let column = "t.\(target?.name ?? name)"
+        switch type {
+        case .bool: return "case when \(column) then 'yes' else 'no' end"
+        case .time: return "to_char(\(column), 'HH24:MI')"
+        default: return column
+        }
     }
 
     /// Names that match this column, normalised (lower case, no spaces, `_` or `-`).

@@ -26,12 +26,19 @@ public struct MigrationStatus: Sendable, Equatable {
     public let appliedAt: String?
     public let checksumMatches: Bool
 
-    /// `0001  data model   applied 2026-11-22 02:18:15 UTC`, as `migrate --status` prints it.
-    public var line: String {
+    /// `0001  data model   applied 2026-11-22 02:18:15 UTC`: the cells of `migrate --status`.
+    var cells: [String] {
         let number = String(version)
         let state = appliedAt.map { "applied \($0)" } ?? "pending"
-        return String(repeating: "0", count: max(0, 4 - number.count)) + number + "  " + name.rightPadded(to: 30)
-            + "  " + state + (checksumMatches ? "" : "  CHANGED since applied")
+        return [String(repeating: "0", count: max(0, 4 - number.count)) + number, name,
+                state + (checksumMatches ? "" : "  CHANGED since applied")]
+    }
+
+    /// The table `migrate --status` prints.
+    public static func table(_ statuses: [MigrationStatus]) -> String {
+        var table = TextTable(headers: ["no.", "migration", "state"], alignments: [.left, .left, .left])
+        statuses.forEach { table.append($0.cells) }
+        return table.text
     }
 }
 
@@ -50,16 +57,17 @@ public struct Migrator {
     /// Applies what is pending; returns the migrations applied (none the second time).
     public func migrate() throws -> [Migration] {
         try connection.transaction {
-            try connection.query("select pg_advisory_xact_lock($1)", [String(Self.lockKey)])
+            try connection.query("select pg_advisory_xact_lock(\(Self.lockKey))")
             try ensureTable()
             let applied = try appliedChecksums()
             try verify(applied)
             let pending = migrations.filter { applied[$0.version] == nil }
             for migration in pending {
                 try connection.execute(migration.sql)
-                try connection.query(
-                    "insert into schema_migrations (version, name, checksum) values ($1, $2, $3)",
-                    [String(migration.version), migration.name, migration.checksum])
+                try connection.query("""
+                    insert into schema_migrations (version, name, checksum)
+                    values (\(migration.version), \(migration.name), \(migration.checksum))
+                    """)
             }
             return pending
         }
@@ -67,12 +75,14 @@ public struct Migrator {
 
     /// Every known migration with whether and when it was applied.
     public func status() throws -> [MigrationStatus] {
-        let exists = try connection.query("select to_regclass('schema_migrations') is not null").scalar == "t"
+        let exists = try connection.query("select to_regclass('schema_migrations') is not null").scalar(Bool.self)
         var applied: [Int: (String, String)] = [:]
         if exists {
             let result = try connection.query(
                 "select version, checksum, to_char(applied_at, 'YYYY-MM-DD HH24:MI:SS TZ') from schema_migrations")
-            for row in result.rows { applied[Int(row[0]!)!] = (row[1]!, row[2]!) }
+            for row in result.rows {
+                applied[try row.decode(Int.self, 0)] = (try row.decode(String.self, 1), try row.decode(String.self, 2))
+            }
         }
         return migrations.map { migration in
             let record = applied[migration.version]
@@ -103,7 +113,7 @@ public struct Migrator {
     private func appliedChecksums() throws -> [Int: String] {
         var applied: [Int: String] = [:]
         for row in try connection.query("select version, checksum from schema_migrations").rows {
-            applied[Int(row[0]!)!] = row[1]!
+            applied[try row.decode(Int.self, 0)] = try row.decode(String.self, 1)
         }
         return applied
     }

@@ -52,7 +52,7 @@ public final class Notifier {
         self.transport = transport
         self.options = options
         try Migrator(connection: connection).requireCurrent()
-        database = try connection.query("select current_database()").scalar ?? "crubatch"
+        database = try connection.query("select current_database()").scalar(String.self)
     }
 
     /// Delivers everything due now; stops early when the server is unreachable or `shouldStop` says so.
@@ -88,7 +88,7 @@ public final class Notifier {
     private func secondsUntilNextDue() throws -> Double? {
         try connection.query("""
             select extract(epoch from min(next_attempt_at) - now()) from notifications where status = 'pending'
-            """).scalar.flatMap(Double.init)
+            """).scalar(Double?.self)
     }
 
     private static let joinColumns = """
@@ -110,21 +110,26 @@ public final class Notifier {
 
     /// Locks the next due notification, or for a digest every due notification of the next leader.
     private func claim(excluding previewed: Set<Int>) throws -> [Claimed] {
-        let excluded = "{" + previewed.map(String.init).joined(separator: ",") + "}"
-        let due = "n.status = 'pending' and n.next_attempt_at <= now() and n.membership_id is not null and not n.id = any($1::bigint[])"
-        let sql = options.digest
+        let due: PostgresQuery = """
+            n.status = 'pending' and n.next_attempt_at <= now() and n.membership_id is not null
+            and not n.id = any(\(Array(previewed))::bigint[])
+            """
+        let query: PostgresQuery = options.digest
             ? """
-              \(Self.joinColumns)
+              \(unescaped: Self.joinColumns)
               where \(due) and n.recipient_id = (select n.recipient_id from notifications n where \(due) order by n.id limit 1 for update skip locked)
               order by n.id for update of n skip locked
               """
-            : "\(Self.joinColumns) where \(due) order by n.id limit 1 for update of n skip locked"
-        return try connection.query(sql, [excluded]).rows.map { row in
+            : "\(unescaped: Self.joinColumns) where \(due) order by n.id limit 1 for update of n skip locked"
+        return try connection.query(query).rows.map { row in
             Claimed(join: MemberJoined(
-                notificationID: Int(row[0]!)!, leaderFirstName: row[2]!, leaderEmail: row[3]!,
-                studentName: row[5]!, studentEmail: row[6]!, studentPhone: row[7], schoolYear: row[8].flatMap { Int($0) },
-                groupName: row[9]!, groupDay: row[10], groupTime: row[11], groupLocation: row[12]),
-                optedOut: row[4] == "t")
+                notificationID: try row.decode(Int.self, 0), leaderFirstName: try row.decode(String.self, 2),
+                leaderEmail: try row.decode(String.self, 3), studentName: try row.decode(String.self, 5),
+                studentEmail: try row.decode(String.self, 6), studentPhone: try row.decode(String?.self, 7),
+                schoolYear: try row.decode(Int?.self, 8), groupName: try row.decode(String.self, 9),
+                groupDay: try row.decode(String?.self, 10), groupTime: try row.decode(String?.self, 11),
+                groupLocation: try row.decode(String?.self, 12)),
+                optedOut: try row.decode(Bool.self, 4))
         }
     }
 
@@ -149,8 +154,7 @@ public final class Notifier {
                 continue
             }
             if !options.preview {
-                try mark(ids, "status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, message_id = $2",
-                         extra: message.messageID)
+                try mark(ids, "status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, message_id = \(message.messageID)")
             }
             summary.sent += ids.count
         }
@@ -160,17 +164,17 @@ public final class Notifier {
         if error.kind == .unavailable { summary.unavailable = true }
         guard !options.preview else { return }
         if error.kind == .rejected && error.isPermanent {
-            try mark(ids, "status = 'failed', attempts = attempts + 1, last_error = $2", extra: error.message)
+            try mark(ids, "status = 'failed', attempts = attempts + 1, last_error = \(error.message)")
             summary.failed += ids.count
             return
         }
         let result = try connection.query("""
-            update notifications set attempts = attempts + 1, last_error = $2,
-                status = case when attempts + 1 >= $3 then 'dead' else 'pending' end,
-                next_attempt_at = now() + make_interval(secs => least($4 * power(2, attempts) * (0.5 + random()), 21600))
-            where id = any($1::bigint[]) returning status
-            """, [Self.idArray(ids), error.message, String(options.maxAttempts), String(options.retryBase)])
-        let dead = result.rows.filter { $0[0] == "dead" }.count
+            update notifications set attempts = attempts + 1, last_error = \(error.message),
+                status = case when attempts + 1 >= \(options.maxAttempts) then 'dead' else 'pending' end,
+                next_attempt_at = now() + make_interval(secs => least(\(options.retryBase) * power(2, attempts) * (0.5 + random()), 21600))
+            where id = any(\(ids)::bigint[]) returning status = 'dead'
+            """)
+        let dead = try result.rows.filter { try $0.decode(Bool.self, 0) }.count
         summary.dead += dead
         summary.retrying += result.rows.count - dead
     }
@@ -180,21 +184,18 @@ public final class Notifier {
     private func deferRemaining(summary: inout NotifySummary) throws {
         let result = try connection.query("""
             update notifications set attempts = attempts + 1, last_error = 'mail server unavailable (not tried)',
-                status = case when attempts + 1 >= $1 then 'dead' else 'pending' end,
-                next_attempt_at = now() + make_interval(secs => least($2 * power(2, attempts) * (0.5 + random()), 21600))
+                status = case when attempts + 1 >= \(options.maxAttempts) then 'dead' else 'pending' end,
+                next_attempt_at = now() + make_interval(secs => least(\(options.retryBase) * power(2, attempts) * (0.5 + random()), 21600))
             where id in (select id from notifications where status = 'pending' and next_attempt_at <= now()
                          for update skip locked)
-            returning status
-            """, [String(options.maxAttempts), String(options.retryBase)])
-        let dead = result.rows.filter { $0[0] == "dead" }.count
+            returning status = 'dead'
+            """)
+        let dead = try result.rows.filter { try $0.decode(Bool.self, 0) }.count
         summary.dead += dead
         summary.retrying += result.rows.count - dead
     }
 
-    private func mark(_ ids: [Int], _ assignments: String, extra: String? = nil) throws {
-        try connection.query("update notifications set \(assignments) where id = any($1::bigint[])",
-                             [Self.idArray(ids)] + (extra.map { [$0] } ?? []))
+    private func mark(_ ids: [Int], _ assignments: PostgresQuery) throws {
+        try connection.query("update notifications set \(assignments) where id = any(\(ids)::bigint[])")
     }
-
-    private static func idArray(_ ids: [Int]) -> String { "{" + ids.map(String.init).joined(separator: ",") + "}" }
 }

@@ -137,16 +137,10 @@ public struct PlaceReport: Sendable, Encodable {
             return [String(entry.line), outcome, entry.name, entry.email, entry.group?.code ?? "-",
                     entry.group?.meets ?? "-", last]
         }
-        let widths = headers.indices.dropLast().map { column in
-            ([headers] + rows).map { $0[column].count }.max() ?? 0
-        }
-        let render = { (cells: [String]) -> String in
-            cells.enumerated().map { column, cell in
-                if column == cells.count - 1 { return cell }
-                return column == 0 ? cell.leftPadded(to: widths[column]) : cell.rightPadded(to: widths[column])
-            }.joined(separator: "  ")
-        }
-        var lines = answers.isEmpty ? [] : [render(headers)] + rows.map(render) + [""]
+        var table = TextTable(headers: headers, alignments: [.right] + Array(repeating: .left, count: headers.count - 1),
+                              freeLastColumn: true)
+        rows.forEach { table.append($0) }
+        var lines = answers.isEmpty ? [] : table.lines + [""]
         lines.append(summary)
         lines.append(verdict)
         return lines.joined(separator: "\n")
@@ -183,11 +177,7 @@ public struct PlaceReport: Sendable, Encodable {
     // MARK: JSON and CSV
 
     /// The report as one JSON document for scripts.
-    public func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    public func json() -> String { JSONOutput.encode(self) }
 
     /// One row per answer: `line,email,outcome,reason,group,leaders,message` (RFC 4180, CRLF; cells a
     /// spreadsheet would run as formulas are neutralised).

@@ -51,7 +51,7 @@ public struct Placer {
             contents = try QuestionnaireReader(path: path, displayName: displayName, overrides: options.columnMap,
                                                encoding: options.encoding).read()
         } catch {
-            throw CruBatchError.wrap(error)
+            throw error
         }
         var report = PlaceReport(file: displayName)
         report.dryRun = options.dryRun
@@ -67,7 +67,7 @@ public struct Placer {
         var placement = Placement(connection: connection, file: displayName)
         try connection.execute("begin")
         do {
-            guard try connection.query("select pg_try_advisory_xact_lock($1)", [String(Self.lockKey)]).scalar == "t" else {
+            guard try connection.query("select pg_try_advisory_xact_lock(\(Self.lockKey))").scalar(Bool.self) else {
                 throw CruBatchError.lockHeld("another crubatch place")
             }
             try placement.load()
@@ -183,10 +183,11 @@ struct Placement {
 
     mutating func load() throws {
         campuses = try connection.query("select id, code, name from campuses order by code").rows.map {
-            Campus(id: $0[0]!, code: $0[1]!, name: $0[2]!)
+            Campus(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2))
         }
         ministries = try connection.query("select id, code, name, campus_id from ministries order by code").rows.map {
-            Ministry(id: $0[0]!, code: $0[1]!, name: $0[2]!, campusID: $0[3]!)
+            Ministry(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2),
+                     campusID: try $0.decode(String.self, 3))
         }
         groups = try connection.query("""
             select g.id, g.code, g.name, g.ministry_id, m.code, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'),
@@ -195,12 +196,15 @@ struct Placement {
             from community_groups g join ministries m on m.id = g.ministry_id
             order by g.code
             """).rows.map { row in
-            let time = row[6]
+            let time = try row.decode(String?.self, 6)
             let start = time.flatMap { CellNormalizer.parseTime($0) }.map { $0.hour * 60 + $0.minute }
-            return PlaceGroup(id: row[0]!, code: row[1]!, name: row[2]!, ministryID: row[3]!, ministryCode: row[4]!,
-                              day: row[5].flatMap(Weekday.init(name:)), start: start, time: time, location: row[7],
-                              audience: row[8], sex: row[9], capacity: row[10].flatMap { Int($0) },
-                              members: Int(row[11] ?? "0") ?? 0)
+            return PlaceGroup(id: try row.decode(String.self, 0), code: try row.decode(String.self, 1),
+                              name: try row.decode(String.self, 2), ministryID: try row.decode(String.self, 3),
+                              ministryCode: try row.decode(String.self, 4),
+                              day: try row.decode(String?.self, 5).flatMap(Weekday.init(name:)), start: start, time: time,
+                              location: try row.decode(String?.self, 7), audience: try row.decode(String?.self, 8),
+                              sex: try row.decode(String?.self, 9), capacity: try row.decode(Int?.self, 10),
+                              members: try row.decode(Int.self, 11))
         }
         var index: [String: Int] = [:]
         for (position, group) in groups.enumerated() { index[group.id] = position }
@@ -209,14 +213,16 @@ struct Placement {
             from group_leaders gl join people p on p.id = gl.person_id
             order by gl.group_id, gl.position, p.email
             """).rows {
-            if let position = index[row[0]!] {
-                groups[position].leaders.append(PlaceReport.Leader(name: row[1]!, email: row[2]!, phone: row[3]))
+            if let position = index[try row.decode(String.self, 0)] {
+                groups[position].leaders.append(PlaceReport.Leader(
+                    name: try row.decode(String.self, 1), email: try row.decode(String.self, 2),
+                    phone: try row.decode(String?.self, 3)))
             }
         }
     }
 
     func notificationCount() throws -> Int {
-        Int(try connection.query("select count(*) from notifications").scalar ?? "0") ?? 0
+        try connection.query("select count(*) from notifications").scalar(Int.self)
     }
 
     // MARK: One answer
@@ -286,9 +292,10 @@ struct Placement {
             return notPlaced(.full, "every fitting group is full: \(full)")
         }
         let inserted = try connection.query("""
-            insert into memberships (group_id, person_id, status, source) values ($1, $2, 'active', 'place')
+            insert into memberships (group_id, person_id, status, source)
+            values (\(groups[best].id)::bigint, \(personID)::bigint, 'active', 'place')
             on conflict (group_id, person_id) do nothing returning id
-            """, [groups[best].id, personID])
+            """)
         if !inserted.rows.isEmpty {
             groups[best].members += 1
             membershipsInserted += 1
@@ -366,7 +373,8 @@ struct Placement {
         let result = try connection.query("""
             with upserted as (
                 insert into people (email, first_name, last_name, phone, sex, school_year, campus_id)
-                values ($1, $2, $3, $4, $5, $6::smallint, $7::bigint)
+                values (\(email), \(answer.firstName), \(answer.lastName), \(answer.phone), \(answer.sex),
+                        \(answer.schoolYear)::smallint, \(campusID)::bigint)
                 on conflict ((lower(email))) do update set
                     first_name = excluded.first_name, last_name = excluded.last_name,
                     phone = coalesce(excluded.phone, people.phone), sex = excluded.sex,
@@ -378,12 +386,14 @@ struct Placement {
             )
             select id, case when inserted then 'inserted' else 'updated' end from upserted
             union all
-            select id, 'unchanged' from people where lower(email) = $1 and not exists (select 1 from upserted)
-            """, [email, answer.firstName, answer.lastName, answer.phone, answer.sex, answer.schoolYear.map(String.init), campusID])
-        guard let row = result.rows.first, let id = row[0] else {
-            throw CruBatchError.unreadable("could not save the student on line \(answer.line)")
+            select id, 'unchanged' from people where lower(email) = \(email) and not exists (select 1 from upserted)
+            """)
+        guard let row = result.rows.first else {
+            throw PostgresError(kind: .decoding, message: "saving the student on line \(answer.line) returned no row")
         }
-        let change: PersonChange = row[1] == "inserted" ? .inserted : row[1] == "updated" ? .updated : .unchanged
+        let id = try row.decode(String.self, 0)
+        let outcome = try row.decode(String.self, 1)
+        let change: PersonChange = outcome == "inserted" ? .inserted : outcome == "updated" ? .updated : .unchanged
         people[change, default: 0] += 1
         return id
     }
@@ -392,20 +402,19 @@ struct Placement {
         guard !ministryIDs.isEmpty else { return }
         try connection.query("""
             insert into person_ministries (person_id, ministry_id, position)
-            select $1::bigint, m.id,
-                   (coalesce((select max(position) from person_ministries where person_id = $1::bigint), 0) + m.ord)::smallint
-            from unnest($2::bigint[]) with ordinality as m(id, ord)
+            select p.id, m.id, (coalesce((select max(position) from person_ministries where person_id = p.id), 0) + m.ord)::smallint
+            from (select \(personID)::bigint as id) p, unnest(\(ministryIDs)::bigint[]) with ordinality as m(id, ord)
             on conflict (person_id, ministry_id) do nothing
-            """, [personID, "{" + ministryIDs.joined(separator: ",") + "}"])
+            """)
     }
 
     /// A group of one of `ministryIDs` the student is already in (placed before, or earlier in this run).
     func currentGroup(of personID: String, in ministryIDs: [String]) throws -> PlaceGroup? {
         let row = try connection.query("""
             select m.group_id from memberships m join community_groups g on g.id = m.group_id
-            where m.person_id = $1 and g.ministry_id = any($2::bigint[])
+            where m.person_id = \(personID)::bigint and g.ministry_id = any(\(ministryIDs)::bigint[])
             order by m.joined_at, g.code limit 1
-            """, [personID, "{" + ministryIDs.joined(separator: ",") + "}"]).scalar
+            """).scalar(String?.self)
         return row.flatMap { id in groups.first { $0.id == id } }
     }
 }

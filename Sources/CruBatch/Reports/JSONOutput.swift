@@ -1,0 +1,18 @@
+import Foundation
+
+/// The one JSON encoder setup every `--format json` document uses: pretty, keys sorted (so two
+/// runs diff cleanly), slashes unescaped (paths and URLs read as they are).
+enum JSONOutput {
+    static func encoder(snakeCaseKeys: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        if snakeCaseKeys { encoder.keyEncodingStrategy = .convertToSnakeCase }
+        return encoder
+    }
+
+    /// The document as text; our report types hold only strings, numbers and booleans, which always encode.
+    static func encode(_ value: some Encodable) -> String {
+        guard let data = try? encoder().encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

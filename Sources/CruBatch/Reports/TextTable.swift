@@ -1,0 +1,50 @@
+/// An aligned plain-text table, as every text report prints one: a header row, then rows, columns
+/// separated by two spaces, each column left- or right-aligned, trailing spaces trimmed. The last
+/// column may be left unpadded (free text that would otherwise widen every line).
+struct TextTable {
+    enum Alignment {
+        case left, right
+    }
+
+    var headers: [String]
+    var alignments: [Alignment]
+    var rows: [[String]] = []
+    /// When true the last column is printed as it is, not padded to its width.
+    var freeLastColumn = false
+    /// The narrowest each column may be (so a column of small numbers keeps a steady width).
+    var minimumWidths: [Int]
+
+    init(headers: [String], alignments: [Alignment], freeLastColumn: Bool = false, minimumWidths: [Int] = []) {
+        self.headers = headers
+        self.alignments = alignments
+        self.freeLastColumn = freeLastColumn
+        self.minimumWidths = minimumWidths
+    }
+
+    mutating func append(_ row: [String]) { rows.append(row) }
+
+    /// The header line and one line per row.
+    var lines: [String] {
+        let all = [headers] + rows
+        let widths = headers.indices.map { column in
+            max(all.map { $0[column].count }.max() ?? 0, minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
+        }
+        return all.map { cells in
+            cells.enumerated().map { column, cell in
+                if freeLastColumn && column == cells.count - 1 { return cell }
+                let padding = String(repeating: " ", count: max(0, widths[column] - cell.count))
+                return alignments[column] == .left ? cell + padding : padding + cell
+            }.joined(separator: "  ").trimmingTrailingSpaces()
+        }
+    }
+
+    var text: String { lines.joined(separator: "\n") }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)] == " " { end = index(before: end) }
+        return String(self[..<end])
+    }
+}
