@@ -2,7 +2,7 @@ import CSVStream
 import Foundation
 import Testing
 
-/// Every validation code of DESIGN.md section 4 has a folder in fixtures/invalid with one file and
+/// Every validation code has a folder in fixtures/invalid with one file and
 /// an `expected` file (exit, line, column). Each is validated against a database holding central-coast.
 @Suite("invalid fixtures")
 struct InvalidFixtureTests {

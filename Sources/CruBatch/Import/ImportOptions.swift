@@ -1,6 +1,6 @@
 import CSVStream
 
-/// How `import` and `validate` treat a file (DESIGN.md section 2, import options).
+/// How `import` and `validate` treat a file (the import options of `crubatch import --help`).
 public struct ImportOptions: Sendable {
     /// What happens to the good rows when some rows are bad.
     public enum OnError: String, Sendable, CaseIterable {

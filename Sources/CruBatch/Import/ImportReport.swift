@@ -43,7 +43,7 @@ public struct ImportReport: Sendable, Encodable {
     public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
     public var warningCount: Int { diagnostics.count - errorCount }
 
-    /// The exit status DESIGN.md section 2 gives this outcome.
+    /// The exit status this outcome means (see the README's "Exit codes").
     public var exitStatus: ExitStatus {
         switch outcome {
         case .loaded: .ok

@@ -116,7 +116,7 @@ public struct ColumnSpec: Sendable {
         ([name] + aliases + Self.commonAliases[name, default: []]).map(CSVTableReader.normalizedName)
     }
 
-    /// Aliases of DESIGN.md section 3, shared by every kind that has the column.
+    /// Aliases shared by every kind that has the column (listed in the README's "CSV formats").
     static let commonAliases: [String: [String]] = [
         "sex": ["gender"],
         "email": ["e-mail", "email address", "e-mail address", "mail"],

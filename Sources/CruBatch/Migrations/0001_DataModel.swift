@@ -1,5 +1,5 @@
 extension Migration {
-    /// The whole data model of DESIGN.md section 5. Constraints live here too: the database is the
+    /// The whole data model (docs/ARCHITECTURE.md). Constraints live here too: the database is the
     /// last line of defence, the importer's checks give the good messages.
     static let dataModel = Migration(version: 1, name: "data model", sql: #"""
     create function touch_updated_at() returns trigger language plpgsql as $$

@@ -1,5 +1,5 @@
 extension Migration {
-    /// The leader-notification outbox trigger (DESIGN.md section 6) and the CSV-injection guard used
+    /// The leader-notification outbox trigger (docs/ARCHITECTURE.md, "The outbox") and the CSV-injection guard used
     /// by roster exports.
     static let outbox = Migration(version: 2, name: "notification outbox trigger", sql: #"""
     create function queue_member_joined() returns trigger language plpgsql as $$

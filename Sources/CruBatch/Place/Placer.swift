@@ -15,7 +15,7 @@ public struct PlaceOptions: Sendable {
     public init() {}
 }
 
-/// Places "Get Involved" questionnaire answers into community groups (issue 6).
+/// Places "Get Involved" questionnaire answers into community groups.
 ///
 /// For each answer, in file order, in one transaction:
 /// 1. the student is upserted into `people` (matched on lower(email); name, phone in E.164, sex,
