@@ -19,8 +19,10 @@ ensure_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# Everything the build, the tests and the demo need from Debian.
-CRUBATCH_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev postgresql python3-aiosmtpd time)
+# What building crubatch needs from Debian.
+CRUBATCH_BUILD_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev)
+# Everything the build, the tests and the demo need from Debian (man-db: the install test reads the pages).
+CRUBATCH_PACKAGES=("${CRUBATCH_BUILD_PACKAGES[@]}" postgresql python3-aiosmtpd time man-db)
 
 # Makes sure the Swift toolchain is on PATH.
 ensure_swift() {

@@ -22,6 +22,8 @@ public enum ExitStatus: Int32, Sendable {
 /// Every error type that can reach `main` conforms, each with an exhaustive mapping of its own cases.
 public protocol CommandFailure: Error {
     var exitStatus: ExitStatus { get }
+    /// A stable, kebab-case name for scripts (`database-unavailable`, `file-not-found` ...).
+    var errorCode: String { get }
     /// One line for stderr (no personal data, no password).
     var commandMessage: String { get }
 }
@@ -60,6 +62,17 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
     }
 
     public var commandMessage: String { description }
+
+    public var errorCode: String {
+        switch self {
+        case .fileNotFound: "file-not-found"
+        case .unreadable: "unreadable-input"
+        case .schemaOutOfDate: "schema-out-of-date"
+        case .migrationChanged: "migration-changed"
+        case .lockHeld: "locked"
+        case .usage: "usage"
+        }
+    }
 }
 
 extension PostgresError: CommandFailure {
@@ -80,6 +93,14 @@ extension PostgresError: CommandFailure {
         }
     }
 
+    public var errorCode: String {
+        switch exitStatus {
+        case .unavailable: "database-unavailable"
+        case .temporaryFailure: "temporary-failure"
+        default: "internal-error"
+        }
+    }
+
     public var commandMessage: String {
         switch exitStatus {
         case .software: "this is a bug in crubatch: \(description); please report it with the command you ran"
@@ -91,6 +112,7 @@ extension PostgresError: CommandFailure {
 
 extension OutputError: CommandFailure {
     public var exitStatus: ExitStatus { .cannotCreate }
+    public var errorCode: String { "cannot-write-output" }
     public var commandMessage: String { description }
 }
 
@@ -99,6 +121,13 @@ extension FileOpenError: CommandFailure {
         switch self {
         case .notFound: .noInput
         case .unreadable: .dataError
+        }
+    }
+
+    public var errorCode: String {
+        switch self {
+        case .notFound: "file-not-found"
+        case .unreadable: "unreadable-input"
         }
     }
 

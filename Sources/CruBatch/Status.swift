@@ -1,8 +1,8 @@
 import PostgresClient
 
 /// What `crubatch status` shows: rows per table, the latest import runs, and the notification outbox.
-public struct StatusReport: Sendable {
-    public struct TableCount: Sendable, Equatable {
+public struct StatusReport: Sendable, CommandReport {
+    public struct TableCount: Sendable, Equatable, Encodable {
         public let table: String
         public let rows: Int
     }
@@ -10,6 +10,10 @@ public struct StatusReport: Sendable {
     public let tables: [TableCount]
     public let notifications: [String: Int]
     public let deadNotifications: [String]
+
+    private enum CodingKeys: String, CodingKey {
+        case tables, notifications, deadNotifications
+    }
 
     public static let tables = [
         "campuses", "ministries", "people", "ministry_teams", "community_groups", "memberships", "events",

@@ -7,15 +7,21 @@ struct ExportCalendarCommand: ParsableCommand {
         abstract: "Export an iCalendar (.ics): a weekly event per community group and every event.")
 
     @OptionGroup var scope: ScopeOptions
-    @Option(help: "Output .ics file.") var out: String
+    @Option(help: "ics (RFC 5545, for calendar apps) or json (the same events, for scripts).")
+    var format: CalendarFormat = .ics
+    @OptionGroup var output: ExportOutputOptions
     @OptionGroup var database: DatabaseOptions
 
+    enum CalendarFormat: String, ExpressibleByArgument, CaseIterable { case ics, json }
+
     func run() throws {
-        try runReportingErrors {
+        let console = output.console(json: format == .json)
+        try console.run {
             let exporter = try Exporter(connection: database.connect())
             try exporter.requireExists(scope.scope)
-            let file = try exporter.exportCalendar(scope.scope, to: .file(out))
-            printError("wrote \(file.rows) calendar events to \(file.file) (\(file.bytes) bytes)")
+            let file = format == .ics ? try exporter.exportCalendar(scope.scope, to: output.destination)
+                : try exporter.exportCalendarJSON(scope.scope, to: output.destination)
+            output.noteWritten(file, "calendar events")
             return .ok
         }
     }

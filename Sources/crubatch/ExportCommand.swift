@@ -6,14 +6,14 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export a kind (in the format import reads), rosters or calendars.",
         discussion: """
+        Without --out the export goes to standard output; with --out FILE it is written to a temporary name and renamed, with mode 0600 (rosters hold personal data). Exit 73 when the output cannot be written.
+
         Examples:
           crubatch export groups --out groups.csv
+          crubatch export groups --format json
           crubatch export roster --group cp-mens-tue --out roster.csv
           crubatch export roster --campus calpoly --format json --out roster.json
           crubatch export calendar --ministry epic-calpoly --out epic.ics
-
-        Files are written to a temporary name and renamed, with mode 0600. Exit 73 when the output
-        cannot be written.
         """,
         subcommands: [ExportKindCommand.self, ExportRosterCommand.self, ExportCalendarCommand.self],
         defaultSubcommand: ExportKindCommand.self
@@ -40,20 +40,42 @@ struct ScopeOptions: ParsableArguments {
     }
 }
 
+/// `--out` and `--quiet`, shared by the export commands.
+struct ExportOutputOptions: ParsableArguments {
+    @Option(help: "Output file (default: standard output).") var out: String?
+    @Flag(name: [.short, .long], help: "Print nothing when the export succeeds (no \"wrote ...\" line).") var quiet = false
+
+    var destination: ExportDestination { out.map(ExportDestination.file) ?? .standardOutput }
+
+    /// The console of an export: JSON errors when the data itself is JSON.
+    func console(json: Bool) -> Console { Console(command: "export", quiet: quiet, json: json) }
+
+    /// Says what was written to a file (stdout needs no such line: it is the output).
+    func noteWritten(_ file: ExportedFile, _ what: String) {
+        if out != nil && !quiet { printError("wrote \(file.rows) \(what) to \(file.file) (\(file.bytes) bytes)") }
+    }
+}
+
 struct ExportKindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kind",
-        abstract: "Export one kind as CSV, exactly as import reads it (export -> import changes nothing).")
+        abstract: "Export one kind as CSV, exactly as import reads it (export -> import changes nothing), or as JSON.")
 
     @Argument(help: "The kind (\(Kind.acceptedList)).") var kind: Kind
-    @Option(help: "Output file (default: standard output).") var out: String?
+    @Option(help: "csv (the import format) or json (one document: {\"format\": 1, \"kind\": ..., \"rows\": [...]}).")
+    var format: KindFormat = .csv
+    @OptionGroup var output: ExportOutputOptions
     @OptionGroup var database: DatabaseOptions
 
+    enum KindFormat: String, ExpressibleByArgument, CaseIterable { case csv, json }
+
     func run() throws {
-        try runReportingErrors {
+        let console = output.console(json: format == .json)
+        try console.run {
             let exporter = try Exporter(connection: database.connect())
-            let file = try exporter.exportKind(kind, to: out.map(ExportDestination.file) ?? .standardOutput)
-            if out != nil { printError("wrote \(file.rows) \(kind.rawValue) to \(file.file) (\(file.bytes) bytes)") }
+            let file = format == .csv ? try exporter.exportKind(kind, to: output.destination)
+                : try exporter.exportKindJSON(kind, to: output.destination)
+            output.noteWritten(file, kind.rawValue)
             return .ok
         }
     }
@@ -66,19 +88,19 @@ struct ExportRosterCommand: ParsableCommand {
 
     @OptionGroup var scope: ScopeOptions
     @Option(help: "csv or json.") var format: RosterFormat = .csv
-    @Option(help: "Output file (default: standard output).") var out: String?
+    @OptionGroup var output: ExportOutputOptions
     @OptionGroup var database: DatabaseOptions
 
     enum RosterFormat: String, ExpressibleByArgument, CaseIterable { case csv, json }
 
     func run() throws {
-        try runReportingErrors {
+        let console = output.console(json: format == .json)
+        try console.run {
             let exporter = try Exporter(connection: database.connect())
             try exporter.requireExists(scope.scope)
-            let destination = out.map(ExportDestination.file) ?? .standardOutput
-            let file = format == .csv ? try exporter.exportRosterCSV(scope.scope, to: destination)
-                : try exporter.exportRosterJSON(scope.scope, to: destination)
-            if out != nil { printError("wrote \(file.rows) members to \(file.file) (\(file.bytes) bytes)") }
+            let file = format == .csv ? try exporter.exportRosterCSV(scope.scope, to: output.destination)
+                : try exporter.exportRosterJSON(scope.scope, to: output.destination)
+            output.noteWritten(file, "members")
             return .ok
         }
     }

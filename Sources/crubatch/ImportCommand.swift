@@ -11,9 +11,6 @@ struct ReadOptions: ParsableArguments {
     @Option(help: "Text encoding of the file: utf-8 or windows-1252.")
     var encoding: String = "utf-8"
 
-    @Option(help: "Report format: text (summary table + diagnostics) or json (one document on stdout).")
-    var format: ReportFormat = .text
-
     func apply(to options: inout ImportOptions) throws {
         if let delimiter {
             switch delimiter {
@@ -30,19 +27,12 @@ struct ReadOptions: ParsableArguments {
     }
 }
 
-enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}
-
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Validate a CSV file and load it (insert new rows, update changed ones).",
         discussion: """
-        KIND is one of: \(Kind.acceptedList). The file's header names the columns
-        (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work).
-        Rows are matched on their natural key (code, email or url) and the whole load is one
-        transaction: by default nothing is written if any row is bad.
+        KIND is one of: \(Kind.acceptedList). The file's header names the columns (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work). Rows are matched on their natural key (code, email or url) and the whole load is one transaction: by default nothing is written if any row is bad.
 
         Examples:
           crubatch import groups groups.csv --dry-run
@@ -50,8 +40,7 @@ struct ImportCommand: ParsableCommand {
           crubatch import --dir fixtures/central-coast
           crubatch import leaders leaders.csv --encoding windows-1252
 
-        Exit codes: 0 loaded; 1 rows rejected; 65 unreadable file; 66 no such file;
-        69 database unavailable; 75 another import of the kind is running.
+        Exit codes: 0 loaded; 1 rows rejected; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
         """
     )
 
@@ -83,6 +72,7 @@ struct ImportCommand: ParsableCommand {
     var wait = false
 
     @OptionGroup var read: ReadOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
@@ -104,9 +94,10 @@ struct ImportCommand: ParsableCommand {
         options.blank = blank.value
         options.waitForLock = wait
         try read.apply(to: &options)
-        try runReportingErrors {
+        let console = output.console("import")
+        try console.run {
             let sources = try dir.map(Importer.sources(inDirectory:)) ?? [Importer.Source(kind: kind!, path: file!)]
-            return try runImport(sources, options: options, format: read.format, database: database)
+            return try runImport(sources, options: options, console: console, database: database)
         }
     }
 }
@@ -119,7 +110,7 @@ struct ValidateCommand: ParsableCommand {
         Diagnostics name the file, line and column, e.g.
           groups.csv:14:2: error[unknown-reference]: ministry "epik" does not exist (did you mean "epic"?)
 
-        Exit codes: 0 valid (warnings allowed); 1 invalid rows; 65 unreadable file; 66 no such file.
+        Exit codes: 0 valid (warnings allowed); 1 invalid rows; 65 unreadable file; 66 no such file; 69 database unavailable.
         """
     )
 
@@ -130,35 +121,34 @@ struct ValidateCommand: ParsableCommand {
     var file: String
 
     @OptionGroup var read: ReadOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     func run() throws {
         var options = ImportOptions()
         options.validateOnly = true
         try read.apply(to: &options)
-        try runReportingErrors {
-            try runImport([Importer.Source(kind: kind, path: file)], options: options, format: read.format, database: database)
+        let console = output.console("validate")
+        try console.run {
+            try runImport([Importer.Source(kind: kind, path: file)], options: options, console: console, database: database)
         }
     }
 }
 
-/// Runs an import or validation and prints its report: diagnostics to stderr, summary to stdout.
-func runImport(_ sources: [Importer.Source], options: ImportOptions, format: ReportFormat,
+/// Runs an import or validation and prints its report: diagnostics to stderr, summary to stdout
+/// (or everything as one JSON document).
+func runImport(_ sources: [Importer.Source], options: ImportOptions, console: Console,
                database: DatabaseOptions) throws -> ExitStatus {
     let connection = try database.connect()
     let progress = ProgressLine()
     let importer = Importer(connection: connection, options: options,
-                            progress: progress.isEnabled ? { progress.show($0) } : nil)
+                            progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
     let report = try importer.run(sources)
     progress.clear()
-    switch format {
-    case .json:
-        printLine(report.json())
-    case .text:
-        for diagnostic in report.diagnostics { printError(diagnostic.rendered) }
-        printLine(report.summaryTable)
+    if !console.json {
+        for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
     }
-    return report.exitStatus
+    return console.finish(report, status: report.exitStatus)
 }
 
 extension Kind: ExpressibleByArgument {}

@@ -6,35 +6,26 @@ struct MigrateCommand: ParsableCommand {
         commandName: "migrate",
         abstract: "Apply the schema migrations built into crubatch (safe to re-run).",
         discussion: """
-        Pending migrations run in one transaction under an advisory lock and are recorded in
-        schema_migrations with a checksum. A second run changes nothing. A migration whose text
-        changed after it was applied is refused.
+        Pending migrations run in one transaction under an advisory lock and are recorded in schema_migrations with a checksum. A second run changes nothing. A migration whose text changed after it was applied is refused.
 
-        Example:
+        Examples:
           crubatch migrate
           crubatch migrate --status
+          crubatch migrate --quiet          (for a deploy script: silent unless something fails)
         """
     )
 
-    @OptionGroup var database: DatabaseOptions
     @Flag(help: "List the migrations and whether each is applied; change nothing.")
     var status = false
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var database: DatabaseOptions
 
     func run() throws {
-        try runReportingErrors {
-            let connection = try database.connect()
-            let migrator = Migrator(connection: connection)
-            if status {
-                printLine(MigrationStatus.table(try migrator.status()))
-                return .ok
-            }
-            let applied = try migrator.migrate()
-            if applied.isEmpty {
-                printLine("schema is up to date (\(Migration.all.count) migrations applied)")
-            } else {
-                for migration in applied { printLine("applied \(migration.version): \(migration.name)") }
-            }
-            return .ok
+        let console = output.console("migrate")
+        try console.run {
+            let migrator = Migrator(connection: try database.connect())
+            let applied = status ? [] : try migrator.migrate()
+            return console.finish(MigrateReport(applied: applied, migrations: try migrator.status(), listing: status))
         }
     }
 }

@@ -7,13 +7,10 @@ struct NightlyCommand: ParsableCommand {
         commandName: "nightly",
         abstract: "Export all rosters, every kind and the calendars into OUT/YYYY-MM-DD, for cron.",
         discussion: """
-        Everything is written into a temporary folder and renamed into place in one step, with a
-        manifest.json (file, rows, bytes, sha256). OUT/latest points to the newest folder; only the
-        newest --keep folders are kept. If anything fails, no dated folder appears, the previous one
-        is untouched, and the exit code says why (69 database, 73 cannot write).
+        Everything is written into a temporary folder and renamed into place in one step, with a manifest.json (file, rows, bytes, sha256). OUT/latest points to the newest folder; only the newest --keep folders are kept. If anything fails, no dated folder appears, the previous one is untouched, and the exit code says why (69 database, 73 cannot write).
 
-        Example (cron, 02:30 every night):
-          30 2 * * *  DATABASE_URL=postgresql://cru@db/cru /usr/local/bin/crubatch nightly --out /srv/cru/exports --keep 14
+        Example (cron, 02:30 every night; --quiet so cron mails only failures):
+          30 2 * * *  crubatch nightly --quiet --out /srv/cru/exports --keep 14
         """
     )
 
@@ -21,6 +18,7 @@ struct NightlyCommand: ParsableCommand {
     @Option(help: "How many dated folders to keep.") var keep: Int = 14
     @Option(help: "The day to file the export under (YYYY-MM-DD; default today), e.g. to redo a missed night.")
     var date: String?
+    @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
@@ -37,13 +35,12 @@ struct NightlyCommand: ParsableCommand {
     }
 
     func run() throws {
-        try runReportingErrors {
+        let console = output.console("nightly")
+        try console.run {
             let job = NightlyExport(connection: try database.connect(), outputDirectory: out, keep: keep,
                                     date: date.flatMap(Self.parse) ?? Date())
             let (folder, manifest) = try job.run()
-            let rows = manifest.files.reduce(0) { $0 + $1.rows }
-            printLine("wrote \(manifest.files.count) files (\(rows) rows) to \(folder)")
-            return .ok
+            return console.finish(NightlyReport(folder: folder, manifest: manifest))
         }
     }
 }

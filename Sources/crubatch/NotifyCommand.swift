@@ -23,17 +23,15 @@ struct NotifyCommand: ParsableCommand {
         commandName: "notify",
         abstract: "Email group leaders about students who joined their groups (each join once).",
         discussion: """
-        Every new membership (from the app, import or place) queues one notification per leader of the
-        group. notify sends the due ones, marks each sent as it goes, retries failures with exponential
-        backoff and jitter, and marks a notification dead after --max-attempts.
+        Every new membership (from the app, import or place) queues one notification per leader of the group. notify sends the due ones, marks each sent as it goes, retries failures with exponential backoff and jitter, and marks a notification dead after --max-attempts.
 
-        SMTP: --smtp-url or CRUBATCH_SMTP_URL, e.g. smtp://user:pass@mail.example.org:587 (STARTTLS when
-        offered; ?tls=require to insist), smtps://user:pass@mail.example.org (TLS).
+        SMTP: --smtp-url or CRUBATCH_SMTP_URL, e.g. smtp://user:pass@mail.example.org:587 (STARTTLS when offered; ?tls=require to insist), smtps://user:pass@mail.example.org (TLS).
 
         Examples:
           crubatch notify --transport stdout        preview, changes nothing
           crubatch notify --digest                  one message per leader
           crubatch notify --watch                   stay up, woken by new joins; stop with SIGTERM
+          crubatch notify --quiet                   for cron: silent unless something fails
 
         Exit codes: 0 delivered; 1 some refused or dead; 69 database or mail server unavailable.
         """
@@ -55,6 +53,7 @@ struct NotifyCommand: ParsableCommand {
     var retryBase = 60.0
     @Option(help: "With --watch: seconds between checks for due retries.")
     var poll = 30.0
+    @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     enum TransportChoice: String, ExpressibleByArgument, CaseIterable { case smtp, stdout }
@@ -66,7 +65,8 @@ struct NotifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        try runReportingErrors {
+        let console = output.console("notify")
+        try console.run {
             let environment = ProcessInfo.processInfo.environment
             var options = NotifyOptions()
             options.digest = digest
@@ -89,17 +89,21 @@ struct NotifyCommand: ParsableCommand {
             let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options)
             if watch {
                 installStopHandlers()
-                printError("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")
+                console.note("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")
                 try notifier.watch(pollInterval: poll, shouldStop: { stopSignal != 0 }) { summary in
-                    printError("notify: \(summary.text)")
+                    console.note("notify: \(summary.text)")
                 }
-                printError("notify: stopped")
+                console.note("notify: stopped")
                 return .ok
             }
             let summary = try notifier.deliverDue()
-            printError("notify: \(summary.text)\(options.preview ? " (preview: nothing marked)" : "")")
-            if summary.unavailable { return .unavailable }
-            return summary.failed + summary.dead > 0 ? .rejected : .ok
+            let status: ExitStatus = summary.unavailable ? .unavailable : summary.failed + summary.dead > 0 ? .rejected : .ok
+            // The text summary goes to stderr: stdout carries the messages of a preview.
+            if console.json { return console.finish(summary, status: status) }
+            if !(console.quiet && status == .ok) {
+                printError("notify: \(summary.text)\(options.preview ? " (preview: nothing marked)" : "")")
+            }
+            return status
         }
     }
 }

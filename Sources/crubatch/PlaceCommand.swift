@@ -8,34 +8,18 @@ struct PlaceCommand: ParsableCommand {
         commandName: "place",
         abstract: "Place \"Get Involved\" questionnaire answers into community groups.",
         discussion: """
-        FILE is a questionnaire export (e.g. Google Forms): timestamp, name (or first
-        and last name), email, phone, sex, school year, campus, ministries (several,
-        separated by , or ;) and availability, free text such as
-        "Mon evening; Tue 7-9pm; Thursday after 6". Long question titles such as
-        "When are you free to meet each week?" are recognised; map others with --map.
+        FILE is a questionnaire export (e.g. Google Forms): timestamp, name (or first and last name), email, phone, sex, school year, campus, ministries (several, separated by , or ;) and availability, free text such as "Mon evening; Tue 7-9pm; Thursday after 6". Long question titles such as "When are you free to meet each week?" are recognised; map others with --map.
 
-        Each answer, in file order, in one transaction: the student is saved (matched
-        on email) with the chosen ministries, then placed in a group of those
-        ministries on that campus that admits the student's sex and school year,
-        meets for the whole meeting (90 minutes) inside the availability, and has
-        room. The group with the fewest members wins (then the earliest meeting,
-        Monday first, then the code). A student already in a group of a chosen
-        ministry is not placed again, so re-running a file is safe. The leaders are
-        told by `crubatch notify`.
+        Each answer, in file order, in one transaction: the student is saved (matched on email) with the chosen ministries, then placed in a group of those ministries on that campus that admits the student's sex and school year, meets for the whole meeting (90 minutes) inside the availability, and has room. The group with the fewest members wins (then the earliest meeting, Monday first, then the code). A student already in a group of a chosen ministry is not placed again, so re-running a file is safe. The leaders are told by `crubatch notify`.
 
-        Availability: Monday, Mondays, Mon, Tue/Tues, Thu/Thurs; Mon/Wed, Mon & Wed,
-        Monday and Wednesday, Mon-Thu, weekdays, weekends; morning (06-12),
-        afternoon (12-17), evening (17-22), weeknights, anytime; 7-9pm, 6:30pm-9pm,
-        11am-1pm, after 6 (a bare hour is pm); pieces separated by ; or ,.
-        Text that cannot be read is reported (type-error), never guessed.
+        Availability: Monday, Mondays, Mon, Tue/Tues, Thu/Thurs; Mon/Wed, Mon & Wed, Monday and Wednesday, Mon-Thu, weekdays, weekends; morning (06-12), afternoon (12-17), evening (17-22), weeknights, anytime; 7-9pm, 6:30pm-9pm, 11am-1pm, after 6 (a bare hour is pm); pieces separated by ; or ,. Text that cannot be read is reported (type-error), never guessed.
 
         Examples:
           crubatch place answers.csv --dry-run
           crubatch place answers.csv --format csv > placements.csv
           crubatch place form.csv --map availability="When can you meet?"
 
-        Exit codes: 0 every answer placed; 1 some could not be placed; 65 unreadable
-        file; 66 no such file; 69 database unavailable; 75 another place is running.
+        Exit codes: 0 every answer placed; 1 some could not be placed; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another place is running.
         """
     )
 
@@ -47,6 +31,9 @@ struct PlaceCommand: ParsableCommand {
 
     @Option(help: "text (table on stdout, diagnostics on stderr), json (one document) or csv (one row per answer).")
     var format: PlaceFormat = .text
+
+    @Flag(name: [.short, .long], help: "Print nothing when every answer is placed (or already was). Problems still go to stderr.")
+    var quiet = false
 
     @Option(name: .customLong("map"), parsing: .singleValue,
             help: ArgumentHelp("Read FIELD from the column titled TITLE (repeatable). FIELD: \(PlaceField.acceptedList).",
@@ -91,17 +78,15 @@ struct PlaceCommand: ParsableCommand {
         options.dryRun = dryRun
         options.columnMap = try columnMap()
         options.encoding = TextEncoding(rawValue: encoding.lowercased()) ?? .utf8
-        try runReportingErrors {
+        let console = Console(command: "place", quiet: quiet, json: format == .json)
+        try console.run {
             let report = try Placer(options: options).run(path: file, connect: database.connect)
-            switch format {
-            case .json:
-                printLine(report.json())
-            case .csv:
-                for diagnostic in report.diagnostics { printError(diagnostic.rendered) }
-                if !report.unreadable { FileHandle.standardOutput.write(Data(report.csv().utf8)) }
-            case .text:
-                for diagnostic in report.diagnostics { printError(diagnostic.rendered) }
-                printLine(report.text)
+            if format != .json {
+                for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
+            }
+            guard format == .csv else { return console.finish(report, status: report.exitStatus) }
+            if !report.unreadable && !(quiet && report.exitStatus == .ok) {
+                FileHandle.standardOutput.write(Data(report.csv().utf8))
             }
             return report.exitStatus
         }

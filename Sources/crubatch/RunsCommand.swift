@@ -4,9 +4,10 @@ import CruBatch
 struct RunsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runs",
-        abstract: "List recent imports: kind, file, outcome and counts (a run still 'running' was killed).")
+        abstract: "List recent imports: kind, file, outcome and what each wrote (a run still 'running' was killed).")
 
     @Option(help: "How many runs to show.") var limit = 20
+    @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
@@ -14,9 +15,9 @@ struct RunsCommand: ParsableCommand {
     }
 
     func run() throws {
-        try runReportingErrors {
-            printLine(try ImportRuns.table(limit, from: database.connect()))
-            return .ok
+        let console = output.console("runs")
+        try console.run {
+            console.finish(try ImportRuns.load(limit, from: database.connect()))
         }
     }
 }

@@ -297,9 +297,9 @@ struct PlaceTests {
         let firstReport = try PlaceFixture.json(first.stdout)
         let firstCounts = firstReport["counts"] as? [String: Any]
         #expect(firstCounts?["placed"] as? Int == 209)
-        #expect(firstCounts?["membershipsInserted"] as? Int == 209)
+        #expect(firstCounts?["memberships_inserted"] as? Int == 209)
         let notifications = try database.count("select count(*) from notifications")
-        #expect(firstCounts?["notificationsQueued"] as? Int == notifications - imported)
+        #expect(firstCounts?["notifications_queued"] as? Int == notifications - imported)
         let memberships = try database.count("select count(*) from memberships")
         let before = try database.tableCounts()
 
@@ -307,10 +307,10 @@ struct PlaceTests {
         #expect(second.status == 1)
         let counts = try PlaceFixture.json(second.stdout)["counts"] as? [String: Any]
         #expect(counts?["placed"] as? Int == 0)
-        #expect(counts?["alreadyPlaced"] as? Int == 209)
-        #expect(counts?["membershipsInserted"] as? Int == 0)
-        #expect(counts?["notificationsQueued"] as? Int == 0)
-        #expect(counts?["peopleUnchanged"] as? Int == 220)
+        #expect(counts?["already_placed"] as? Int == 209)
+        #expect(counts?["memberships_inserted"] as? Int == 0)
+        #expect(counts?["notifications_queued"] as? Int == 0)
+        #expect(counts?["people_unchanged"] as? Int == 220)
         #expect(try database.count("select count(*) from notifications") == notifications)
         #expect(try database.count("select count(*) from memberships") == memberships)
         #expect(try database.tableCounts() == before)
@@ -475,7 +475,7 @@ struct PlaceTests {
         let leaders = try #require(group["leaders"] as? [[String: Any]])
         #expect(!leaders.isEmpty && leaders.allSatisfy { ($0["phone"] as? String)?.hasPrefix("+1") == true })
         #expect((report["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "type-error")
-        #expect(report["dryRun"] as? Bool == false)
+        #expect(report["dry_run"] as? Bool == false)
     }
 }
 

@@ -14,6 +14,15 @@ extension Exporter {
         return try sink.finish(rows: events.count)
     }
 
+    /// The same events as one JSON document, for scripts: wall-clock times in each event's zone.
+    public func exportCalendarJSON(_ scope: ExportScope, to destination: ExportDestination, today: Date = Date()) throws -> ExportedFile {
+        let events = try groupEvents(scope, today: today) + eventEvents(scope)
+        let document = CalendarDocument(events: events.map(CalendarDocument.Event.init))
+        let sink = try ExportSink(destination)
+        try sink.write(Array((ReportDocument.json(document, command: "export") + "\n").utf8))
+        return try sink.finish(rows: events.count)
+    }
+
     /// The first meeting of each group: its weekday on or after August 1 of the current academic year.
     private func groupEvents(_ scope: ExportScope, today: Date) throws -> [CalendarEvent] {
         let rows = try connection.query("""
@@ -74,4 +83,44 @@ extension Exporter {
         return CalendarEvent.LocalDateTime(year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3],
                                            minute: numbers[4], second: numbers[5])
     }
+}
+
+/// A calendar as JSON: `kind` "calendar" and one object per event.
+private struct CalendarDocument: Encodable {
+    struct Event: Encodable {
+        let uid: String
+        let summary: String
+        let description: String?
+        let location: String?
+        let url: String?
+        /// `YYYY-MM-DDTHH:MM:SS` in `timeZone`.
+        let start: String
+        let end: String?
+        let durationMinutes: Int?
+        let timeZone: String
+        /// `MO` ... `SU` for a weekly meeting.
+        let weeklyOn: String?
+
+        init(_ event: CalendarEvent) {
+            uid = event.uid
+            summary = event.summary
+            description = event.description
+            location = event.location
+            url = event.url
+            start = Self.iso(event.start)
+            switch event.end {
+            case .at(let end): (self.end, durationMinutes) = (Self.iso(end), nil)
+            case .duration(let seconds): (end, durationMinutes) = (nil, seconds / 60)
+            }
+            timeZone = event.timeZone
+            weeklyOn = event.recurrence?.weekday.rawValue
+        }
+
+        private static func iso(_ time: CalendarEvent.LocalDateTime) -> String {
+            String(format: "%04d-%02d-%02dT%02d:%02d:%02d", time.year, time.month, time.day, time.hour, time.minute, time.second)
+        }
+    }
+
+    let kind = "calendar"
+    let events: [Event]
 }

@@ -32,6 +32,24 @@ public struct Exporter {
         try copyCSV(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), to: destination)
     }
 
+    /// A kind as one JSON document for scripts: `{"format": 1, "kind": ..., "rows": [{column: value}]}`,
+    /// the same columns and values as the CSV, streamed row by row.
+    public func exportKindJSON(_ kind: Kind, to destination: ExportDestination) throws -> ExportedFile {
+        let sink = try ExportSink(destination)
+        try sink.write(Array("{\"format\": \(ReportDocument.formatVersion), \"command\": \"export\", \"kind\": \"\(kind.rawValue)\", \"rows\": [".utf8))
+        var first = true
+        // One JSON object per row; CSV mode with control-character quote and delimiter passes it
+        // through untouched (JSON text never holds a raw control character).
+        let rows = try connection.copyOut("""
+            select row_to_json(x)::text from (\(unescaped: KindSpec.of(kind).exportSQL)) x
+            """, options: "format csv, delimiter e'\\x02', quote e'\\x01'") { chunk in
+            try sink.write(Array((first ? "\n" : ",\n").utf8) + chunk.dropLast(chunk.last == 0x0A ? 1 : 0), flush: false)
+            first = false
+        }
+        try sink.write(Array("\n]}\n".utf8))
+        return try sink.finish(rows: rows)
+    }
+
     /// One row per member: the group, its leaders' contacts, the member. Cells that a spreadsheet
     /// would run as a formula are neutralised.
     public func exportRosterCSV(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
@@ -44,7 +62,8 @@ public struct Exporter {
     /// The roster as one JSON document: groups, each with its leaders and members.
     public func exportRosterJSON(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
         let query: PostgresQuery = """
-            select coalesce(jsonb_pretty(jsonb_build_object('groups', coalesce(jsonb_agg(grp order by grp->>'code'), '[]'::jsonb))), '{}')
+            select jsonb_pretty(jsonb_build_object('format', \(ReportDocument.formatVersion)::int, 'command', 'export', 'kind', 'roster',
+                   'groups', coalesce(jsonb_agg(grp order by grp->>'code'), '[]'::jsonb)))
             from (
                 select jsonb_build_object(
                     'code', g.code, 'name', g.name, 'ministry', mi.code, 'campus', c.code, 'day', g.meeting_day,
@@ -161,9 +180,10 @@ final class ExportSink {
         if pending.count >= 1 << 16 { try flush() }
     }
 
-    func write(_ data: [UInt8]) throws {
+    /// Bytes as they are; `flush: false` buffers them like rows.
+    func write(_ data: [UInt8], flush now: Bool = true) throws {
         pending.append(contentsOf: data)
-        try flush()
+        if now || pending.count >= 1 << 16 { try flush() }
     }
 
     private func flush() throws {

@@ -80,7 +80,7 @@ public struct NightlyExport {
         }
         let manifest = Manifest(date: date, crubatchVersion: CruBatchVersion.current, files: files)
         let file = try AtomicFile(path: folder + "/manifest.json")
-        try file.write(Array(try JSONOutput.encoder(snakeCaseKeys: true).encode(manifest)) + [0x0A])
+        try file.write(Array(try JSONOutput.encoder().encode(manifest)) + [0x0A])
         try file.commit()
         return manifest
     }

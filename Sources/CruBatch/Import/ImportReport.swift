@@ -2,7 +2,7 @@ import CSVStream
 import Foundation
 
 /// Counts for one file of an import.
-public struct KindCounts: Sendable, Codable, Equatable {
+public struct KindCounts: Sendable, Equatable {
     public var kind: Kind
     public var file: String
     public var read = 0
@@ -20,7 +20,7 @@ public struct KindCounts: Sendable, Codable, Equatable {
 }
 
 /// The outcome of `import` or `validate`: counts per file, every diagnostic, and what was written.
-public struct ImportReport: Sendable, Encodable {
+public struct ImportReport: Sendable, CommandReport {
     public enum Outcome: String, Sendable, Codable {
         /// Everything loaded (or would have, in a dry run).
         case loaded
@@ -90,6 +90,47 @@ public struct ImportReport: Sendable, Encodable {
         }
     }
 
-    /// The report as one JSON document for scripts.
-    public func json() -> String { JSONOutput.encode(self) }
+    public var text: String { summaryTable }
+
+    private enum Keys: String, CodingKey {
+        case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus
+    }
+
+    /// Counts of a run that wrote nothing (dry, validate-only, rejected) say `would_insert` and
+    /// `would_update`, never `inserted` and `updated`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(files.map { FileDocument(counts: $0, wrote: wrote) }, forKey: .files)
+        try container.encode(diagnostics, forKey: .diagnostics)
+        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(validateOnly, forKey: .validateOnly)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(stoppedEarly, forKey: .stoppedEarly)
+        try container.encode(wrote, forKey: .wrote)
+        try container.encode(errorCount, forKey: .errors)
+        try container.encode(warningCount, forKey: .warnings)
+        try container.encode(exitStatus.rawValue, forKey: .exitStatus)
+    }
+
+    private struct FileDocument: Encodable {
+        let counts: KindCounts
+        let wrote: Bool
+
+        enum Keys: String, CodingKey {
+            case kind, file, read, inserted, updated, wouldInsert, wouldUpdate, unchanged, rejected, seconds, runId
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(counts.kind, forKey: .kind)
+            try container.encode(counts.file, forKey: .file)
+            try container.encode(counts.read, forKey: .read)
+            try container.encode(counts.inserted, forKey: wrote ? .inserted : .wouldInsert)
+            try container.encode(counts.updated, forKey: wrote ? .updated : .wouldUpdate)
+            try container.encode(counts.unchanged, forKey: .unchanged)
+            try container.encode(counts.rejected, forKey: .rejected)
+            try container.encode(counts.seconds, forKey: .seconds)
+            try container.encodeIfPresent(counts.runID, forKey: .runId)
+        }
+    }
 }

@@ -2,25 +2,54 @@ import Foundation
 import PostgresClient
 
 /// The import history `crubatch runs` lists, newest first.
-public struct ImportRuns {
-    static let columns = ["id", "started", "kind", "file", "status", "dry", "read", "ins", "upd", "same", "rej", "seconds", "user"]
-
-    /// The newest `limit` runs as an aligned table with a header line.
-    public static func table(_ limit: Int, from connection: PostgresConnection) throws -> String {
-        var table = TextTable(headers: columns, alignments: Array(repeating: .left, count: columns.count))
-        try latest(limit, from: connection).forEach { table.append($0) }
-        return table.text
+public struct ImportRuns: CommandReport {
+    /// One run: what it read and wrote, and how it ended.
+    public struct Run: Sendable, Encodable {
+        public let id: Int
+        public let started: String
+        public let kind: String
+        public let file: String
+        public let status: String
+        public let dryRun: Bool
+        public let read: Int
+        public let inserted: Int
+        public let updated: Int
+        public let unchanged: Int
+        public let rejected: Int
+        public let seconds: Double?
+        public let user: String
     }
 
-    /// The newest `limit` runs as rows of text, in `columns` order.
-    static func latest(_ limit: Int, from connection: PostgresConnection) throws -> [[String]] {
+    public let runs: [Run]
+
+    /// The newest `limit` runs.
+    public static func load(_ limit: Int, from connection: PostgresConnection) throws -> ImportRuns {
         try Migrator(connection: connection).requireCurrent()
-        return try connection.query("""
-            select id, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS'), kind, file_name, status,
-                   case when dry_run then 'yes' else 'no' end, rows_read, rows_inserted, rows_updated,
-                   rows_unchanged, rows_rejected,
-                   coalesce(to_char(extract(epoch from finished_at - started_at), 'FM990.00'), '-'), coalesce(os_user, '')
+        let rows = try connection.query("""
+            select id, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS'), kind, file_name, status, dry_run, rows_read,
+                   rows_inserted, rows_updated, rows_unchanged, rows_rejected,
+                   round(extract(epoch from finished_at - started_at)::numeric, 2)::float8, coalesce(os_user, '')
             from import_runs order by id desc limit \(limit)
-            """).rows.map { row in try columns.indices.map { try row.decode(String?.self, $0) ?? "" } }
+            """).rows
+        return ImportRuns(runs: try rows.map { row in
+            Run(id: try row.decode(Int.self, 0), started: try row.decode(String.self, 1), kind: try row.decode(String.self, 2),
+                file: try row.decode(String.self, 3), status: try row.decode(String.self, 4),
+                dryRun: try row.decode(Bool.self, 5), read: try row.decode(Int.self, 6), inserted: try row.decode(Int.self, 7),
+                updated: try row.decode(Int.self, 8), unchanged: try row.decode(Int.self, 9),
+                rejected: try row.decode(Int.self, 10), seconds: try row.decode(Double?.self, 11),
+                user: try row.decode(String.self, 12))
+        })
+    }
+
+    /// An aligned table with a header line; `ins` and `upd` are what the run wrote.
+    public var text: String {
+        let headers = ["id", "started", "kind", "file", "status", "dry", "read", "ins", "upd", "same", "rej", "seconds", "user"]
+        var table = TextTable(headers: headers, alignments: Array(repeating: .left, count: headers.count))
+        for run in runs {
+            table.append([String(run.id), run.started, run.kind, run.file, run.status, run.dryRun ? "yes" : "no",
+                          String(run.read), String(run.inserted), String(run.updated), String(run.unchanged),
+                          String(run.rejected), run.seconds.map { String(format: "%.2f", $0) } ?? "-", run.user])
+        }
+        return table.text
     }
 }

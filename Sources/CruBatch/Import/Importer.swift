@@ -85,7 +85,8 @@ public struct Importer {
             var counts = result.counts
             if !runIDs.isEmpty {
                 counts.runID = runIDs[index]
-                try finishRun(runIDs[index], result: result, status: Self.runStatus(report.outcome), error: nil)
+                try finishRun(runIDs[index], result: result, status: Self.runStatus(report.outcome), error: nil,
+                              wrote: report.wrote)
             }
             report.files.append(counts)
             report.diagnostics += result.diagnostics
@@ -132,11 +133,14 @@ public struct Importer {
             """).scalar(Int.self)
     }
 
-    private func finishRun(_ id: Int, result: KindLoadResult?, status: String, error: String?) throws {
+    /// Records how a run ended. Inserted and updated count only what was written: a dry or rejected
+    /// run records 0, whatever it would have done.
+    private func finishRun(_ id: Int, result: KindLoadResult?, status: String, error: String?, wrote: Bool = false) throws {
         let counts = result?.counts
+        let inserted = wrote ? counts?.inserted ?? 0 : 0, updated = wrote ? counts?.updated ?? 0 : 0
         try connection.query("""
             update import_runs set status = \(status), sha256 = \(result?.sha256), rows_read = \(counts?.read ?? 0),
-                rows_inserted = \(counts?.inserted ?? 0), rows_updated = \(counts?.updated ?? 0),
+                rows_inserted = \(inserted), rows_updated = \(updated),
                 rows_unchanged = \(counts?.unchanged ?? 0), rows_rejected = \(counts?.rejected ?? 0), error = \(error),
                 finished_at = now()
             where id = \(id)

@@ -20,7 +20,7 @@ public struct Migration: Sendable {
 }
 
 /// A migration as recorded in the database (or not yet applied).
-public struct MigrationStatus: Sendable, Equatable {
+public struct MigrationStatus: Sendable, Equatable, Encodable {
     public let version: Int
     public let name: String
     public let appliedAt: String?
@@ -34,11 +34,39 @@ public struct MigrationStatus: Sendable, Equatable {
                 state + (checksumMatches ? "" : "  CHANGED since applied")]
     }
 
-    /// The table `migrate --status` prints.
-    public static func table(_ statuses: [MigrationStatus]) -> String {
-        var table = TextTable(headers: ["no.", "migration", "state"], alignments: [.left, .left, .left])
-        statuses.forEach { table.append($0.cells) }
-        return table.text
+}
+
+/// What `migrate` did (the migrations it applied) or, with `--status`, where each one stands.
+public struct MigrateReport: Sendable, CommandReport {
+    public struct Applied: Sendable, Encodable {
+        public let version: Int
+        public let name: String
+    }
+
+    public let applied: [Applied]
+    public let migrations: [MigrationStatus]
+    /// `--status`: the text lists every migration instead of saying what was applied.
+    let listing: Bool
+
+    private enum CodingKeys: String, CodingKey {
+        case applied, migrations
+    }
+
+    public init(applied: [Migration], migrations: [MigrationStatus], listing: Bool) {
+        self.applied = applied.map { Applied(version: $0.version, name: $0.name) }
+        self.migrations = migrations
+        self.listing = listing
+    }
+
+    /// With `--status`, the table of migrations; else what was applied, or that nothing was.
+    public var text: String {
+        if listing {
+            var table = TextTable(headers: ["no.", "migration", "state"], alignments: [.left, .left, .left])
+            migrations.forEach { table.append($0.cells) }
+            return table.text
+        }
+        if applied.isEmpty { return "schema is up to date (\(migrations.count) migrations applied)" }
+        return applied.map { "applied \($0.version): \($0.name)" }.joined(separator: "\n")
     }
 }
 

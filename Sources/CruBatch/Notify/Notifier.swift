@@ -18,7 +18,7 @@ public struct NotifyOptions: Sendable {
 }
 
 /// What one `notify` pass did.
-public struct NotifySummary: Sendable, Equatable {
+public struct NotifySummary: Sendable, Equatable, CommandReport {
     public var sent = 0
     /// Refused for good by the mail server (a 5xx for the recipient); not retried.
     public var failed = 0

@@ -2,7 +2,7 @@ import CSVStream
 import Foundation
 
 /// What `crubatch place` did with each answer, and the counts: printed as a table, JSON or CSV.
-public struct PlaceReport: Sendable, Encodable {
+public struct PlaceReport: Sendable, CommandReport {
     public enum Outcome: String, Sendable, Codable, CaseIterable {
         /// A membership was made (or would be, in a dry run).
         case placed
@@ -177,7 +177,6 @@ public struct PlaceReport: Sendable, Encodable {
     // MARK: JSON and CSV
 
     /// The report as one JSON document for scripts.
-    public func json() -> String { JSONOutput.encode(self) }
 
     /// One row per answer: `line,email,outcome,reason,group,leaders,message` (RFC 4180, CRLF; cells a
     /// spreadsheet would run as formulas are neutralised).

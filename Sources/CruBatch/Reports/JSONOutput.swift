@@ -1,12 +1,12 @@
 import Foundation
 
-/// The one JSON encoder setup every `--format json` document uses: pretty, keys sorted (so two
-/// runs diff cleanly), slashes unescaped (paths and URLs read as they are).
+/// The one JSON encoder setup every document uses: pretty, keys sorted (so two runs diff cleanly),
+/// snake_case field names, slashes unescaped (paths and URLs read as they are).
 enum JSONOutput {
-    static func encoder(snakeCaseKeys: Bool = false) -> JSONEncoder {
+    static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        if snakeCaseKeys { encoder.keyEncodingStrategy = .convertToSnakeCase }
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         return encoder
     }
 
