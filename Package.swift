@@ -25,8 +25,9 @@ let package = Package(
         // Generic building blocks; none of them knows what a campus or a group is.
         .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
         .target(name: "CSVStream", dependencies: ["CLibCSV", "FileOutput"]),
-        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
-        .target(name: "Mailer", dependencies: ["CLibCurl"]),
+        .target(name: "Credentials"),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
+        .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
 
         // The domain: kinds, validation, import, export, notify, place.
@@ -43,7 +44,8 @@ let package = Package(
 
         .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "CruBatchTestSupport"]),
         .testTarget(name: "CSVStreamTests", dependencies: ["CSVStream", "CruBatchTestSupport"]),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "CruBatchTestSupport"]),
+        .testTarget(name: "PostgresClientTests",
+                    dependencies: ["PostgresClient", "Credentials", "CruBatchTestSupport"]),
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "CruBatchTestSupport"]),
         .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport"]),

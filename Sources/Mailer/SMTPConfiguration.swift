@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 
 /// Where and how to send mail, read from a URL:
@@ -216,15 +217,9 @@ public struct SMTPConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// Same as `maskedURL`.
     public var description: String { maskedURL }
 
-    /// `text` (an SMTP URL as typed) with any password replaced by `***`.
+    /// `text` (an SMTP URL as typed) with any password replaced by `***`, the same way database URLs are.
     public static func mask(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
-        let afterScheme = text[schemeEnd.upperBound...]
-        let authorityEnd = afterScheme.firstIndex(of: "?") ?? afterScheme.endIndex
-        let authority = afterScheme[..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"),
-              let colon = authority[..<at].firstIndex(of: ":") else { return text }
-        return String(text[..<authority.index(after: colon)]) + "***" + String(text[at...])
+        Credentials.masked(text)
     }
 
     private static func encodeUserInfo(_ text: String) -> String {

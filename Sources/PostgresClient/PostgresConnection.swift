@@ -1,5 +1,6 @@
 import Foundation
 import CLibPQ
+import Credentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,13 +37,14 @@ public struct PostgresNotification: Sendable, Equatable {
 /// out (CSV), and LISTEN/NOTIFY. Not thread-safe: one connection per task.
 public final class PostgresConnection {
     private let handle: OpaquePointer
-    private let password: String?
+    /// The secrets of the connection string, kept out of every message.
+    private let credentials: Credentials
     /// `host:port` (or socket directory) as libpq resolved it, for messages.
     public let endpoint: String
 
     /// Connects with a URL or key=value string; the empty string means libpq's defaults (PG* variables).
     public init(_ connection: String, applicationName: String = "crubatch") throws(PostgresError) {
-        password = ConnectionString.password(in: connection)
+        credentials = Credentials(in: connection)
         // libpq processes keywords in order and keeps the last value: defaults come before the
         // connection string (so its own connect_timeout, options, application_name win) and the
         // encoding after it (results are decoded as UTF-8).
@@ -57,10 +59,11 @@ public final class PostgresConnection {
         self.handle = handle
         let host = PQhost(handle).map { String(cString: $0) } ?? "localhost"
         let port = PQport(handle).map { String(cString: $0) } ?? "5432"
-        endpoint = host.hasPrefix("/") ? "\(host) (socket), port \(port)" : "\(host):\(port)"
+        endpoint = credentials.scrub(host.hasPrefix("/") ? "\(host) (socket), port \(port)" : "\(host):\(port)")
         guard PQstatus(handle) == CONNECTION_OK else {
             let reason = Self.firstLine(String(cString: PQerrorMessage(handle)))
-            throw PostgresError(kind: .connection, message: scrub("cannot connect to PostgreSQL at \(endpoint): \(reason)"))
+            throw PostgresError(kind: .connection,
+                                message: credentials.scrub("cannot connect to PostgreSQL at \(endpoint): \(reason)"))
         }
     }
 
@@ -280,8 +283,8 @@ public final class PostgresConnection {
         let message = field("M") ?? Self.firstLine(String(cString: PQresultErrorMessage(result)))
         let kind: PostgresError.Kind = state == "55P03" ? .lockNotAvailable
             : PQstatus(handle) == CONNECTION_OK ? .query : .connection
-        return PostgresError(kind: kind, sqlState: state, message: scrub(message),
-                             detail: field("D").map(scrub), hint: field("H"))
+        return PostgresError(kind: kind, sqlState: state, message: credentials.scrub(message),
+                             detail: field("D").map(credentials.scrub), hint: field("H").map(credentials.scrub))
     }
 
     /// Reads and frees the remaining results of the last command. A COPY among them is ended first:
@@ -316,12 +319,8 @@ public final class PostgresConnection {
         let reason = Self.firstLine(String(cString: PQerrorMessage(handle)))
         let lost = PQstatus(handle) != CONNECTION_OK
         return PostgresError(kind: lost ? .connection : kind,
-                             message: scrub(lost ? "lost the connection to PostgreSQL at \(endpoint): \(reason)" : reason))
-    }
-
-    private func scrub(_ text: String) -> String {
-        guard let password, !password.isEmpty else { return text }
-        return text.replacingOccurrences(of: password, with: "***")
+                             message: credentials.scrub(
+                                lost ? "lost the connection to PostgreSQL at \(endpoint): \(reason)" : reason))
     }
 
     private static func firstLine(_ text: String) -> String {

@@ -87,4 +87,17 @@ struct ConfigurationTests {
         #expect(!error.description.contains("hunter2"))
         #expect(error.description.contains("pat:***@mail.example.org"))
     }
+
+    @Test("a refused URL never shows the password, whatever it holds", arguments: [
+        "smtp://pat:hun?ter2@mail.example.org", "smtp://pat:hun?ter2@mail.example.org:99999",
+        "smtp://pat:hun#ter2@mail.example.org?tls=maybe", "smtps://pat:hun/ter2@mail.example.org?tls=none",
+        "smtp://pat:hun%3Fter2@mail.example.org?colour=blue", "smtp://pat:hun ter2@[::1:2525",
+    ])
+    func refusedURLsAreMasked(url: String) throws {
+        let error = try #require(throws: MailError.self) { try SMTPConfiguration(url: url) }
+        for form in ["hun", "ter2"] {
+            #expect(!error.description.contains(form), "\(error.description)")
+        }
+        #expect(error.description.contains("pat:***@"), "\(error.description)")
+    }
 }

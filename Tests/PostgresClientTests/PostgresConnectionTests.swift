@@ -296,6 +296,18 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("a connection string libpq cannot parse is echoed without its password, decoded or encoded", arguments: [
+        "postgresql://u:S3cret%40PW@[bad", "postgresql://u:S3cret%40PW@db:port/x",
+        "host=db password=S3cret@PW nonsense", "postgresql://db/x?password=S3cret%40PW&bogus_option=1",
+    ])
+    func unparseableConnectionString(url: String) throws {
+        let error = try postgresError { _ = try PostgresConnection(url) }
+        #expect(error.kind == .connection)
+        for form in ["S3cret%40PW", "S3cret@PW"] {
+            #expect(!error.description.contains(form), "\(error.description)")
+        }
+    }
+
     @Test("endpoint names where the connection went")
     func endpoint() throws {
         let db = try TestDatabase.connect()
