@@ -50,8 +50,9 @@ public struct Importer {
         }
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
-        // Validation writes nothing, so it takes no lock and can run beside an import.
-        let kinds = options.validateOnly ? [] : Array(Set(sources.map(\.kind)))
+        // Validation writes nothing, so it takes no lock and can run beside an import. The locks are
+        // taken in Kind order, the same in every process, so two imports waiting for locks cannot deadlock.
+        let kinds = options.validateOnly ? [] : Kind.allCases.filter { kind in sources.contains { $0.kind == kind } }
         try lock(kinds)
         defer { for kind in kinds { try? connection.advisoryUnlock(Self.lockKey(kind)) } }
 
