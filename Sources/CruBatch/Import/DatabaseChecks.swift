@@ -8,6 +8,9 @@ struct DatabaseChecks {
     let connection: PostgresConnection
     let mapping: HeaderMapping
     let file: String
+    /// Lock the file's groups before counting their members (an import: the count then holds until
+    /// it commits); validation takes no lock.
+    let locksGroups: Bool
 
     func run() throws -> [Diagnostic] {
         var found = try duplicates()
@@ -114,7 +117,16 @@ struct DatabaseChecks {
     }
 
     /// Joins beyond a group's capacity, counting current members and earlier rows of the file.
+    ///
+    /// The capacity trigger would refuse the same joins, without the line. Locking the groups first,
+    /// in id order as `place` does, keeps every other writer out of them until this load commits.
     private func overCapacity() throws -> [Diagnostic] {
+        if locksGroups {
+            try connection.query("""
+                select g.id from community_groups g where g.code in (select s."group" from stage s)
+                order by g.id for no key update
+                """)
+        }
         let rows = try connection.query("""
             with incoming as (
                 select s.line, g.id as group_id, g.code, g.capacity,

@@ -69,7 +69,8 @@ struct KindLoader {
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
         try connection.execute("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
 
-        let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: displayName)
+        let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: displayName,
+                                    locksGroups: !options.validateOnly)
         for diagnostic in try checks.run() {
             result.diagnostics.append(diagnostic)
             result.rejectedLines.insert(diagnostic.line)

@@ -182,6 +182,9 @@ struct Placement {
     }
 
     mutating func load() throws {
+        // Every group is locked for the run, in id order as imports lock theirs: other writers adding
+        // members wait until this run commits, so the counts read below hold and no join overfills.
+        try connection.query("select id from community_groups order by id for no key update")
         campuses = try connection.query("select id, code, name from campuses order by code").rows.map {
             Campus(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2))
         }

@@ -1,0 +1,166 @@
+import Foundation
+import PostgresClient
+import Testing
+
+@Suite("group capacity")
+struct CapacityTests {
+    /// central-coast with cp-small-tue (capacity 3, Tue 19:00, mixed) holding two members, and
+    /// `students` new students on Cal Poly who are in no group: their emails.
+    private func databaseWithOneSeatLeft(students: Int) throws -> (TestDatabase, [String]) {
+        let database = try TestDatabase()
+        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        try #require(load.status == 0, "\(load.stderr)")
+        let emails = (1...students).map { "seat.seeker\($0)@example.edu" }
+        try database.connect().query("""
+            insert into people (email, first_name, last_name, sex, school_year, campus_id)
+            select e, 'Seat', 'Seeker', 'female', 3, (select id from campuses where code = 'calpoly')
+            from unnest(\(emails)::text[]) e;
+            """)
+        try database.connect().execute("""
+            insert into memberships (group_id, person_id)
+            select g.id, p.id from community_groups g,
+                (select id from people where not is_leader and email not like 'seat.seeker%' order by id limit 2) p
+            where g.code = 'cp-small-tue'
+            """)
+        return (database, emails)
+    }
+
+    private func members(_ database: TestDatabase) throws -> Int {
+        try database.count("""
+            select count(*) from memberships m join community_groups g on g.id = m.group_id
+            where g.code = 'cp-small-tue'
+            """)
+    }
+
+    @Test("a join to a full group by plain SQL fails with SQLSTATE CB001 naming the group")
+    func plainSQLRefused() throws {
+        let (database, emails) = try databaseWithOneSeatLeft(students: 2)
+        let connection = try database.connect()
+        func join(_ email: String) throws {
+            try connection.query("""
+                insert into memberships (group_id, person_id)
+                select g.id, p.id from community_groups g, people p where g.code = 'cp-small-tue' and p.email = \(email)
+                """)
+        }
+        try join(emails[0])
+        let error = try #require(throws: PostgresError.self) { try join(emails[1]) }
+        #expect(error.sqlState == "CB001")
+        #expect(error.message.contains("\"cp-small-tue\" is full: capacity 3, 3 members"), "\(error.message)")
+
+        // Moving a membership into the full group is refused the same way.
+        let move = try #require(throws: PostgresError.self) {
+            try connection.query("""
+                update memberships set group_id = (select id from community_groups where code = 'cp-small-tue')
+                where id = (select m.id from memberships m join community_groups g on g.id = m.group_id
+                            where g.code <> 'cp-small-tue' order by m.id limit 1)
+                """)
+        }
+        #expect(move.sqlState == "CB001")
+        #expect(try members(database) == 3)
+
+        // A member joining again takes no second seat: the insert conflicts and does nothing.
+        try connection.query("""
+            insert into memberships (group_id, person_id)
+            select g.id, p.id from community_groups g, people p where g.code = 'cp-small-tue' and p.email = \(emails[0])
+            on conflict (group_id, person_id) do nothing
+            """)
+        #expect(try members(database) == 3)
+    }
+
+    /// Six sessions each check the count, as an app would, then join and hold their transaction open
+    /// for a moment: without the database's own check all six would see a free seat.
+    @Test("six sessions joining the last seat at once: exactly one gets it, the others get CB001")
+    func concurrentSessions() throws {
+        let (database, emails) = try databaseWithOneSeatLeft(students: 6)
+        let outcomes = Outcomes()
+        let done = DispatchGroup()
+        for email in emails {
+            done.enter()
+            let url = database.url
+            Thread.detachNewThread {
+                defer { done.leave() }
+                outcomes.record(Result { try Self.joinAfterChecking(email, url: url) })
+            }
+        }
+        done.wait()
+        let results = outcomes.all
+        #expect(results.count == 6)
+        #expect(results.filter { (try? $0.get()) != nil }.count == 1)
+        for case .failure(let error) in results {
+            #expect((error as? PostgresError)?.sqlState == "CB001", "\(error)")
+        }
+        #expect(try members(database) == 3)
+    }
+
+    private static func joinAfterChecking(_ email: String, url: String) throws {
+        let connection = try PostgresConnection(url)
+        try connection.transaction {
+            let free = try connection.query("""
+                select g.capacity - (select count(*) from memberships m where m.group_id = g.id)
+                from community_groups g where g.code = 'cp-small-tue'
+                """).scalar(Int.self)
+            guard free > 0 else { throw TestSetupError("the seat was gone before joining") }
+            try connection.query("""
+                insert into memberships (group_id, person_id)
+                select g.id, p.id from community_groups g, people p where g.code = 'cp-small-tue' and p.email = \(email)
+                """)
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+    }
+
+    /// `place` reads the member counts, then is held up on its student's row (this test locks it);
+    /// meanwhile `import memberships` wants the same last seat. Whoever is first, the other is
+    /// refused: place's run locks the groups, so the import's count waits for it and sees the group full.
+    @Test("place and import memberships racing for the last seat: one gets it, the import reports over-capacity")
+    func placeAndImportRace() throws {
+        let (database, emails) = try databaseWithOneSeatLeft(students: 2)
+        let folder = try TestEnvironment.temporaryDirectory()
+        let answers = folder + "/answers.csv", joins = folder + "/memberships.csv"
+        try """
+            First name,Last name,Email,Sex,Year,Campus,Ministries,Availability
+            Seat,Seeker,\(emails[0]),Female,Junior,calpoly,cru-calpoly,Tue 7-9pm
+
+            """.write(toFile: answers, atomically: true, encoding: .utf8)
+        try "group,email\ncp-small-tue,\(emails[1])\n".write(toFile: joins, atomically: true, encoding: .utf8)
+
+        let holder = try database.connect()
+        try holder.execute("begin")
+        try holder.query("select id from people where email = \(emails[0]) for update")
+        let place = try database.start(["place", answers])
+        try waitUntil("place waits for the student's row") {
+            try waitingQueries(database).contains { $0.contains("upserted") }
+        }
+        let importing = try database.start(["import", "memberships", joins])
+        try waitUntil("the import finished or waits for place") {
+            try !importing.isRunning || waitingQueries(database).count == 2
+        }
+        try holder.execute("commit")
+        let placed = try place.finish(), imported = try importing.finish()
+
+        #expect(try members(database) == 3)
+        #expect(placed.status == 0, "\(placed.stderr)")
+        #expect(imported.status == 1, "\(imported.stderr)")
+        #expect(imported.stderr.contains("\(joins):2:1: error[over-capacity]: group \"cp-small-tue\" is full"),
+                "\(imported.stderr)")
+    }
+
+    /// The statements of this database's crubatch sessions that wait for a lock.
+    private func waitingQueries(_ database: TestDatabase) throws -> [String] {
+        try database.connect().query("""
+            select query from pg_stat_activity
+            where datname = current_database() and application_name = 'crubatch' and wait_event_type = 'Lock'
+            """).rows.map { try $0.decode(String.self, 0) }
+    }
+}
+
+/// Results gathered from several threads.
+private final class Outcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<Void, Error>] = []
+
+    func record(_ result: Result<Void, Error>) {
+        lock.withLock { results.append(result) }
+    }
+
+    var all: [Result<Void, Error>] { lock.withLock { results } }
+}
