@@ -44,7 +44,7 @@ public struct StatusReport: Sendable, CommandReport {
         for count in tables { table.append([count.table, String(count.rows)]) }
         var lines = table.lines
         lines.append("")
-        let order = ["pending", "failed", "sent", "skipped", "dead"]
+        let order = ["pending", "failed", "sent", "skipped", "dead", "cancelled"]
         lines.append("notifications: " + order.map { "\(notifications[$0, default: 0]) \($0)" }.joined(separator: ", "))
         for line in deadNotifications { lines.append("  dead \(line)") }
         return lines.joined(separator: "\n")

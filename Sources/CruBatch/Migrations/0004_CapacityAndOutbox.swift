@@ -1,5 +1,6 @@
 extension Migration {
-    /// Group capacity enforced by the database for every writer (the app, `import`, `place`).
+    /// Group capacity enforced by the database for every writer (the app, `import`, `place`), and
+    /// notifications cancelled when the membership they announce is deleted before they are sent.
     static let capacityAndOutbox = Migration(version: 4, name: "group capacity, cancelled notifications", sql: #"""
     -- Every membership holds a seat, pending ones too, as import and place count them; the student's
     -- own (an insert that will conflict and do nothing) takes no second one. Locking the group's row
@@ -24,5 +25,24 @@ extension Migration {
 
     create trigger memberships_enforce_capacity before insert or update of group_id on memberships
         for each row execute function enforce_group_capacity();
+
+    alter table notifications drop constraint notifications_status_check,
+        add constraint notifications_status_check
+            check (status in ('pending', 'sent', 'failed', 'dead', 'skipped', 'cancelled'));
+
+    -- Before the foreign key sets membership_id to null, while the notification can still be found.
+    -- One being sent is locked by notify: this waits, and finds it sent.
+    create function cancel_member_joined() returns trigger language plpgsql as $$
+    begin
+        update notifications set status = 'cancelled', last_error = 'the membership was deleted before it was sent'
+        where membership_id = old.id and status = 'pending';
+        return old;
+    end $$;
+
+    create trigger memberships_cancel_notifications before delete on memberships
+        for each row execute function cancel_member_joined();
+
+    update notifications set status = 'cancelled', last_error = 'the membership was deleted before it was sent'
+    where status = 'pending' and membership_id is null;
     """#)
 }

@@ -1,0 +1,70 @@
+import CruBatch
+import Foundation
+import PostgresClient
+import Testing
+
+@Suite("cancelled notifications")
+struct OutboxCancellationTests {
+    private static let joinSmallGroup = """
+        insert into memberships (group_id, person_id)
+        select g.id, p.id from community_groups g, people p
+        where g.code = 'cp-small-tue' and p.email = 'left.early@example.edu'
+        """
+
+    private static let newStudent = """
+        insert into people (email, first_name, last_name, campus_id)
+        select 'left.early@example.edu', 'Left', 'Early', id from campuses where code = 'calpoly'
+        """
+
+    @Test("a membership deleted before its notifications are sent cancels them, and status counts them")
+    func deletedMembershipCancels() throws {
+        let database = try TestDatabase()
+        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        try #require(load.status == 0, "\(load.stderr)")
+        let connection = try database.connect()
+        try connection.execute("update notifications set status = 'sent', sent_at = now()")
+        try connection.execute(Self.newStudent)
+        try connection.execute(Self.joinSmallGroup)
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 2)
+
+        try connection.execute("""
+            delete from memberships where person_id = (select id from people where email = 'left.early@example.edu')
+            """)
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
+        #expect(try database.count("""
+            select count(*) from notifications where status = 'cancelled' and membership_id is null
+            """) == 2)
+
+        let status = try database.run(["status"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("notifications: 0 pending, 0 failed,"), "\(status.stdout)")
+        #expect(status.stdout.contains(", 2 cancelled"), "\(status.stdout)")
+    }
+
+    @Test("migrating cancels the notifications a deleted membership left pending before")
+    func migrationCancelsOrphans() throws {
+        let admin = try PostgresConnection(try TestEnvironment.adminURL())
+        let name = "crubatch_test_orphans_" + String(UUID().uuidString.prefix(8)).lowercased()
+        try admin.execute("create database \(name)")
+        defer { try? admin.execute("drop database if exists \(name) with (force)") }
+        let url = try TestDatabase.url(for: name)
+        let connection = try PostgresConnection(url)
+        _ = try Migrator(connection: connection, migrations: Array(Migration.all.prefix(2))).migrate()
+        try connection.execute("""
+            insert into campuses (code, name) values ('calpoly', 'Cal Poly');
+            insert into ministries (code, name, campus_id) select 'cru-calpoly', 'Cru', id from campuses;
+            insert into community_groups (code, ministry_id, name) select 'cp-small-tue', id, 'Small' from ministries;
+            insert into people (email, first_name, last_name, phone, is_leader)
+            values ('lead@cru.org', 'Lea', 'Der', '+18055550100', true);
+            insert into group_leaders (group_id, person_id) select g.id, p.id from community_groups g, people p;
+            \(Self.newStudent);
+            \(Self.joinSmallGroup);
+            delete from memberships;
+            """)
+        #expect(try connection.query("select status from notifications").text == "pending")
+
+        let migrate = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect(try connection.query("select status from notifications").text == "cancelled")
+    }
+}
