@@ -14,8 +14,9 @@ enum CellNormalizer {
     static func normalize(_ raw: String, as type: CellType) throws(CellProblem) -> String? {
         let text = trimmedNFC(raw)
         if text.isEmpty { return nil }
+        try refuseControlCharacters(text, multiline: type == .multilineText)
         switch type {
-        case .text: return text
+        case .text, .multilineText: return text
         case .code: return try code(text)
         case .email: return try email(text)
         case .phone: return try phone(text)
@@ -354,6 +355,29 @@ enum CellNormalizer {
     }
 
     static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// Refuses C0 and C1 control characters, DEL and the Unicode line and paragraph separators: in
+    /// a name or a location a line break would start a new line of an email (a forged `Bcc:` line).
+    /// `multiline` text keeps line breaks and tabs. The cell is never echoed, only the character.
+    private static func refuseControlCharacters(_ text: String, multiline: Bool) throws(CellProblem) {
+        var copy = text
+        // Bytes that start no such character rule it out without decoding; most cells stop here.
+        let suspect = copy.withUTF8 { bytes in bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 } }
+        guard suspect else { return }
+        for (offset, scalar) in text.unicodeScalars.enumerated() {
+            let value = scalar.value
+            guard value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029,
+                  !(multiline && (value == 0x09 || value == 0x0A || value == 0x0D)) else { continue }
+            let lineBreaks: [UInt32] = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
+            let what = lineBreaks.contains(value) ? "a line break" : "a control character"
+            let hex = String(value, radix: 16, uppercase: true)
+            let name = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            throw CellProblem(
+                code: .controlCharacter, message: "contains \(what) (\(name)) at character \(offset + 1)",
+                hint: multiline ? "remove it; descriptions keep line breaks and tabs, nothing else invisible"
+                    : "remove it; names, codes, titles and locations are one line of text")
+        }
+    }
 }
 
 /// "Did you mean": the closest known value by edit distance, if it is close enough to be a typo.

@@ -2,7 +2,11 @@ import CSVStream
 
 /// What a CSV column holds, which decides how a cell is normalised and checked.
 public indirect enum CellType: Sendable, Equatable {
+    /// One line of text (a name, a title, a location): control characters, line breaks included, are refused.
     case text
+    /// Free text that may span lines (a description): line breaks and tabs are kept, other control
+    /// characters refused.
+    case multilineText
     /// A lower-case identifier such as `cru-calpoly`.
     case code
     case email

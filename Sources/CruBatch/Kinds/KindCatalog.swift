@@ -36,7 +36,8 @@ enum KindCatalog {
     ])
 
     static let ministries = KindSpec(kind: .ministries, table: "ministries", columns: [
-        code, name, ColumnSpec("campus", .code, required: true, references: .campus), ColumnSpec("description", .text),
+        code, name, ColumnSpec("campus", .code, required: true, references: .campus),
+        ColumnSpec("description", .multilineText),
         ColumnSpec("url", .url),
     ])
 
@@ -69,7 +70,7 @@ enum KindCatalog {
 
     static let teams = KindSpec(kind: .teams, table: "ministry_teams", columns: [
         code, ColumnSpec("ministry", .code, required: true, references: .ministry), name,
-        ColumnSpec("description", .text), leaderList("team_leaders", parent: "team_id"),
+        ColumnSpec("description", .multilineText), leaderList("team_leaders", parent: "team_id"),
     ])
 
     static let groups = KindSpec(kind: .groups, table: "community_groups", columns: [
@@ -77,7 +78,7 @@ enum KindCatalog {
         ColumnSpec("day", .day, storedIn: "meeting_day"), ColumnSpec("time", .time, storedIn: "meeting_time"),
         ColumnSpec("location", .text), ColumnSpec("audience", .audience, aliases: ["type"]), ColumnSpec("sex", .groupSex),
         ColumnSpec("capacity", .positiveInt, aliases: ["size", "max members"]),
-        leaderList("group_leaders", parent: "group_id", required: true), ColumnSpec("description", .text),
+        leaderList("group_leaders", parent: "group_id", required: true), ColumnSpec("description", .multilineText),
     ])
 
     static let memberships = KindSpec(
@@ -117,7 +118,7 @@ enum KindCatalog {
             ColumnSpec("timezone", .timezone, insertDefault: "'America/Los_Angeles'"), ColumnSpec("location", .text),
             ministryList("event_ministries", parent: "event_id"),
             ColumnSpec("rideshare", .bool, aliases: ["ride sharing", "ridesharing"], insertDefault: "false"),
-            ColumnSpec("url", .url), ColumnSpec("description", .text),
+            ColumnSpec("url", .url), ColumnSpec("description", .multilineText),
         ],
         resolveJoins: "left join events e on e.code = s.code",
         rules: [.endNotBeforeStart(start: "starts_at", end: "ends_at")])
@@ -129,7 +130,7 @@ enum KindCatalog {
             ColumnSpec("starts_on", .date, required: true, aliases: ["start", "start date"]),
             ColumnSpec("ends_on", .date, required: true, aliases: ["end", "end date"]),
             ColumnSpec("location", .text, required: true), ColumnSpec("cost", .money), ColumnSpec("leaders", .text),
-            ColumnSpec("url", .url), ColumnSpec("description", .text),
+            ColumnSpec("url", .url), ColumnSpec("description", .multilineText),
         ],
         rules: [.endNotBeforeStart(start: "starts_on", end: "ends_on")])
 
@@ -140,6 +141,6 @@ enum KindCatalog {
         ColumnSpec("topics", .list(.text), aliases: ["tags"], list: ListRelation(
             childTable: "resource_topics", parentColumn: "resource_id", valueColumn: "topic", reference: nil)),
         ColumnSpec("leaders_only", .bool, aliases: ["restricted"], insertDefault: "false"),
-        ColumnSpec("description", .text),
+        ColumnSpec("description", .multilineText),
     ])
 }

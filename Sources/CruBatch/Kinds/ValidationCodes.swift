@@ -14,10 +14,11 @@ extension DiagnosticCode {
     public static let duplicateKey = DiagnosticCode("duplicate-key")
     public static let unknownReference = DiagnosticCode("unknown-reference")
     public static let overCapacity = DiagnosticCode("over-capacity")
+    public static let controlCharacter = DiagnosticCode("control-character")
 
     /// Every code `import` and `validate` can report, each documented in the README with a fixture.
     public static let validationCodes: [DiagnosticCode] = csvCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,
-        .outOfRange, .duplicateKey, .unknownReference, .overCapacity,
+        .outOfRange, .duplicateKey, .unknownReference, .overCapacity, .controlCharacter,
     ]
 }

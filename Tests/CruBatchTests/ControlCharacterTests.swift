@@ -1,0 +1,57 @@
+@testable import CruBatch
+import CSVStream
+import Foundation
+import Testing
+
+@Suite("control characters")
+struct ControlCharacterTests {
+    @Test("one-line cells refuse line breaks and other control characters", arguments: [
+        ("Ford\r\nBcc: everyone@example.org", "a line break (U+000D) at character 5"),
+        ("Ford\nBcc: x", "a line break (U+000A) at character 5"),
+        ("Room\tB", "a control character (U+0009) at character 5"),
+        ("Zoë\u{1B}[31m", "a control character (U+001B) at character 4"),
+        ("Café\u{85}Bcc", "a line break (U+0085) at character 5"),
+        ("Hall\u{2028}Bcc", "a line break (U+2028) at character 5"),
+        ("Hall\u{7F}", "a control character (U+007F) at character 5"),
+    ])
+    func oneLineRefused(cell: String, message: String) {
+        let problem = #expect(throws: CellProblem.self) { try CellNormalizer.normalize(cell, as: .text) }
+        #expect(problem?.code == .controlCharacter)
+        #expect(problem?.message == "contains \(message)")
+        #expect(throws: CellProblem.self) { try CellNormalizer.normalize("a;" + cell, as: .list(.text)) }
+    }
+
+    @Test("descriptions keep line breaks and tabs and refuse the other control characters")
+    func multilineKept() throws {
+        let description = "Bring a Bible.\r\n\tAnd a friend."
+        #expect(try CellNormalizer.normalize(description, as: .multilineText) == description)
+        #expect(throws: CellProblem.self) { try CellNormalizer.normalize("Bring\u{7}", as: .multilineText) }
+        #expect(try CellNormalizer.normalize("  Tomás Pérez — “Zoë” ’s  ", as: .text) == "Tomás Pérez — “Zoë” ’s")
+    }
+
+    @Test("import refuses a name with a line break at file:line:column and loads nothing; a description keeps its own")
+    func importRefuses() throws {
+        let database = try TestDatabase()
+        let folder = try TestEnvironment.temporaryDirectory()
+        let students = folder + "/students.csv"
+        let forged = "bad@example.edu,Eve,\"Smith\r\nBcc: everyone@example.org\"\n"
+        try ("email,first_name,last_name\nok@example.edu,Ok,Student\n" + forged)
+            .write(toFile: students, atomically: true, encoding: .utf8)
+        let refused = try database.run(["import", "students", students])
+        #expect(refused.status == 1)
+        let expected = "\(students):3:3: error[control-character]: last_name: contains a line break (U+000D)"
+        #expect(refused.stderr.contains(expected), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("Bcc"))
+        #expect(try database.count("select count(*) from people") == 0)
+
+        let campuses = folder + "/campuses.csv", ministries = folder + "/ministries.csv"
+        try "code,name\ncalpoly,Cal Poly\n".write(toFile: campuses, atomically: true, encoding: .utf8)
+        try "code,name,campus,description\ncru-calpoly,Cru,calpoly,\"Weekly meeting.\nBring a friend.\"\n"
+            .write(toFile: ministries, atomically: true, encoding: .utf8)
+        #expect(try database.run(["import", "campuses", campuses]).status == 0)
+        let loaded = try database.run(["import", "ministries", ministries])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        let stored = try database.connect().query("select description from ministries").text
+        #expect(stored == "Weekly meeting.\nBring a friend.")
+    }
+}
