@@ -47,9 +47,11 @@ public final class PostgresConnection {
         credentials = Credentials(in: connection)
         // libpq processes keywords in order and keeps the last value: defaults come before the
         // connection string (so its own connect_timeout, options, application_name win) and the
-        // encoding after it (results are decoded as UTF-8).
+        // encoding after it (results are decoded as UTF-8). The server checks every second that the
+        // client is still there, so a killed crubatch's query stops and its locks go within a second.
         let keywords = ["application_name", "connect_timeout", "options", "dbname", "client_encoding"]
-        let values = [applicationName, "10", "-c client_min_messages=warning", connection, "UTF8"]
+        let values = [applicationName, "10", "-c client_min_messages=warning -c client_connection_check_interval=1000",
+                      connection, "UTF8"]
         let handle = withCStringArray(keywords) { keywordPointers in
             withCStringArray(values) { valuePointers in
                 PQconnectdbParams(keywordPointers, valuePointers, 1)

@@ -308,6 +308,12 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("the server checks every second that the client is still there")
+    func clientConnectionCheck() throws {
+        let db = try TestDatabase.connect()
+        #expect(try db.query("select current_setting('client_connection_check_interval')").text == "1s")
+    }
+
     @Test("endpoint names where the connection went")
     func endpoint() throws {
         let db = try TestDatabase.connect()

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresClient
 
-/// The import history `crubatch runs` lists, newest first.
+/// The import history `crubatch runs` lists, newest first. A run still `running` whose process is
+/// gone (it no longer holds its advisory lock) is shown as `killed`.
 public struct ImportRuns: CommandReport {
     /// One run: what it read and wrote, and how it ended.
     public struct Run: Sendable, Encodable {
@@ -26,10 +27,15 @@ public struct ImportRuns: CommandReport {
     public static func load(_ limit: Int, from connection: PostgresConnection) throws -> ImportRuns {
         try Migrator(connection: connection).requireCurrent()
         let rows = try connection.query("""
-            select id, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS'), kind, file_name, status, dry_run, rows_read,
-                   rows_inserted, rows_updated, rows_unchanged, rows_rejected,
+            select id, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS'), kind, file_name,
+                   case when status = 'running' and not exists (
+                       select 1 from pg_locks l join pg_database d on d.oid = l.database
+                       where d.datname = current_database() and l.locktype = 'advisory' and l.objsubid = 2
+                       and l.classid = \(Importer.runLockSpace) and l.objid = r.id)
+                   then 'killed' else status end,
+                   dry_run, rows_read, rows_inserted, rows_updated, rows_unchanged, rows_rejected,
                    round(extract(epoch from finished_at - started_at)::numeric, 2)::float8, coalesce(os_user, '')
-            from import_runs order by id desc limit \(limit)
+            from import_runs r order by id desc limit \(limit)
             """).rows
         return ImportRuns(runs: try rows.map { row in
             Run(id: try row.decode(Int.self, 0), started: try row.decode(String.self, 1), kind: try row.decode(String.self, 2),

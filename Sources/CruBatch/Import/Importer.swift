@@ -44,6 +44,10 @@ public struct Importer {
 
     static func lockKey(_ kind: Kind) -> Int64 { 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: kind)!) }
 
+    /// While its process lives, a run holds the advisory lock (`runLockSpace`, its id), which
+    /// pg_locks shows as classid and objid; a run still `running` without it was killed.
+    static let runLockSpace = 0x6372_7563
+
     public func run(_ sources: [Source]) throws -> ImportReport {
         for source in sources where !FileManager.default.fileExists(atPath: source.path) {
             throw CruBatchError.fileNotFound(source.path)
@@ -126,16 +130,20 @@ public struct Importer {
         }
     }
 
+    /// Records a run and takes its lock in one statement, so no one sees the run without its lock.
     private func startRun(_ source: Source) throws -> Int {
         let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
         return try connection.query("""
-            insert into import_runs (kind, file_name, dry_run, os_user)
-            values (\(source.kind.rawValue), \(source.path), \(options.dryRun), \(user)) returning id
+            with run as (
+                insert into import_runs (kind, file_name, dry_run, os_user)
+                values (\(source.kind.rawValue), \(source.path), \(options.dryRun), \(user)) returning id)
+            select id, pg_advisory_lock(\(Self.runLockSpace), id::int) from run
             """).scalar(Int.self)
     }
 
-    /// Records how a run ended. Inserted and updated count only what was written: a dry or rejected
-    /// run records 0, whatever it would have done.
+    /// Records how a run ended, then releases its lock: once the outcome is visible, so the run
+    /// never looks killed. Inserted and updated count only what was written: a dry or rejected run
+    /// records 0, whatever it would have done.
     private func finishRun(_ id: Int, result: KindLoadResult?, status: String, error: String?, wrote: Bool = false) throws {
         let counts = result?.counts
         let inserted = wrote ? counts?.inserted ?? 0 : 0, updated = wrote ? counts?.updated ?? 0 : 0
@@ -146,5 +154,6 @@ public struct Importer {
                 finished_at = now()
             where id = \(id)
             """)
+        try connection.query("select pg_advisory_unlock(\(Self.runLockSpace), \(id))")
     }
 }

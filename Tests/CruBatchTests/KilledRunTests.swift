@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@Suite("killed imports")
+struct KilledRunTests {
+    /// `count` generated students, with `lastName` for all of them: a file to load, then change.
+    private func students(_ count: Int, lastName: String, in folder: String, named name: String) throws -> String {
+        var text = "email,first_name,last_name,phone,school_year\n"
+        text.reserveCapacity(count * 64)
+        for index in 0..<count {
+            text += "student\(index)@example.edu,First\(index),\(lastName),"
+            text += "805-555-\(1000 + index % 9000),\(1 + index % 5)\n"
+        }
+        let path = folder + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The import is killed while its UPDATE waits for a row this test holds, as a long statement
+    /// would keep the server busy: the server must notice the client is gone and give up its locks.
+    @Test("after SIGKILL the server drops the import within seconds: a new import loads and runs shows the run killed")
+    func killedImport() throws {
+        let database = try TestDatabase()
+        let folder = try TestEnvironment.temporaryDirectory()
+        let original = try students(20_000, lastName: "Before", in: folder, named: "seed.csv")
+        let seed = try database.run(["import", "students", original])
+        try #require(seed.status == 0, "\(seed.stderr)")
+        let changed = try students(20_000, lastName: "After", in: folder, named: "changed.csv")
+        let newcomer = folder + "/newcomer.csv"
+        try "email,first_name,last_name\nnew.comer@example.edu,New,Comer\n"
+            .write(toFile: newcomer, atomically: true, encoding: .utf8)
+
+        let holder = try database.connect()
+        try holder.execute("begin")
+        try holder.query("select id from people where email = 'student19999@example.edu' for update")
+        defer { try? holder.execute("rollback") }
+        let killed = try database.start(["import", "students", changed])
+        try waitUntil("the import's update waits for the held row") {
+            try database.count("""
+                select count(*) from pg_stat_activity
+                where datname = current_database() and application_name = 'crubatch'
+                and wait_event_type = 'Lock' and query like '%update people%'
+                """) == 1
+        }
+        killed.killHard()
+        let killedAt = Date()
+
+        var next = try database.run(["import", "students", newcomer])
+        while next.status == 75 && Date().timeIntervalSince(killedAt) < 3 {
+            Thread.sleep(forTimeInterval: 0.2)
+            next = try database.run(["import", "students", newcomer])
+        }
+        let seconds = Date().timeIntervalSince(killedAt)
+        #expect(next.status == 0, "\(seconds) s after the kill: exit \(next.status): \(next.stderr)")
+
+        let runs = try database.run(["runs"])
+        let killedRun = runs.stdout.split(separator: "\n").first { $0.contains(changed) }
+        #expect(killedRun?.contains(" killed ") == true, "\(runs.stdout)")
+        #expect(try database.count("select count(*) from import_runs where status = 'running'") == 1)
+        #expect(try database.count("select count(*) from people where last_name = 'After'") == 0)
+    }
+}
