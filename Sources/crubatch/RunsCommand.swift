@@ -4,7 +4,7 @@ import CruBatch
 struct RunsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runs",
-        abstract: "List recent imports: kind, file, outcome and what each wrote (a run still 'running' was killed).")
+        abstract: "List recent imports: kind, file, outcome and what each wrote (a killed run shows as 'killed').")
 
     @Option(help: "How many runs to show.") var limit = 20
     @OptionGroup var output: OutputOptions
