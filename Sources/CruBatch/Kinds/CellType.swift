@@ -99,13 +99,9 @@ public struct ColumnSpec: Sendable {
     var stagedName: String { "s.\"\(name)\"" }
 
     /// SQL over the target row `t` (and the reference joins) giving the cell as `import` reads it.
+    /// A list column's value comes from its aggregate's join (`ListRelation.exportAggregate`).
     var exportExpression: String {
         if let export { return export }
-        if let list {
-            let value = list.reference.map { "r.\($0.keyColumn)" } ?? "x.\(list.valueColumn)"
-            let join = list.reference.map { " join \($0.table) r on r.id = x.\(list.valueColumn)" } ?? ""
-            return "(select string_agg(\(value), ';' order by x.position, \(value)) from \(list.childTable) x\(join) where x.\(list.parentColumn) = t.id)"
-        }
         if let reference { return "\(reference.alias).\(reference.keyColumn)" }
         let column = "t.\(target?.name ?? name)"
         switch type {

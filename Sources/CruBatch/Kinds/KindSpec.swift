@@ -38,6 +38,17 @@ struct ListRelation: Sendable {
     let valueColumn: String
     /// The referenced kind for lists of references; nil for plain values.
     let reference: Reference?
+
+    /// Every parent's list as `a;b` in stored order, one row per parent (`parent`, `list`): joined
+    /// once by hash rather than aggregated again for every exported row.
+    var exportAggregate: String {
+        let value = reference.map { "r.\($0.keyColumn)" } ?? "x.\(valueColumn)"
+        let join = reference.map { " join \($0.table) r on r.id = x.\(valueColumn)" } ?? ""
+        return """
+            select x.\(parentColumn) as parent, string_agg(\(value), ';' order by x.position, \(value)) as list \
+            from \(childTable) x\(join) group by x.\(parentColumn)
+            """
+    }
 }
 
 /// A column of the target table that the merge writes: its value for a staged row and its default.
@@ -132,9 +143,15 @@ struct KindSpec: Sendable {
 
     /// A query whose rows are exactly the CSV `import` reads (header = canonical column names).
     var exportSQL: String {
-        let values = columns.map { "\($0.exportExpression) as \"\($0.name)\"" }
+        // Each list column is read from its aggregate, joined as list0, list1 ...
+        let listAliases = Dictionary(uniqueKeysWithValues: lists.enumerated().map { ($1.column.name, "list\($0)") })
+        let values = columns.map { column in
+            "\(listAliases[column.name].map { "\($0).list" } ?? column.exportExpression) as \"\(column.name)\""
+        }
         let joins = joinedReferences.map { column, reference in
             "\(column.required ? "join" : "left join") \(reference.table) \(reference.alias) on \(reference.alias).id = t.\(column.target?.name ?? "")"
+        } + zip(lists, lists.indices).map { list, index in
+            "left join (\(list.relation.exportAggregate)) list\(index) on list\(index).parent = t.id"
         }
         let order = keys.map(\.exportExpression)
         return "select \(values.joined(separator: ", ")) from \(table) t \(joins.joined(separator: " ")) where \(exportFilter) order by \(order.joined(separator: ", "))"
