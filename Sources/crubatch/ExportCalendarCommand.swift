@@ -19,8 +19,9 @@ struct ExportCalendarCommand: ParsableCommand {
         try console.run {
             let exporter = try Exporter(connection: database.connect())
             try exporter.requireExists(scope.scope)
-            let file = format == .ics ? try exporter.exportCalendar(scope.scope, to: output.destination)
-                : try exporter.exportCalendarJSON(scope.scope, to: output.destination)
+            let target = try output.target()
+            let file = format == .ics ? try exporter.exportCalendar(scope.scope, to: target)
+                : try exporter.exportCalendarJSON(scope.scope, to: target)
             output.noteWritten(file, "calendar events")
             return .ok
         }

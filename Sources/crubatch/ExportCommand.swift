@@ -1,12 +1,13 @@
 import ArgumentParser
 import CruBatch
+import FileOutput
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export a kind (in the format import reads), rosters or calendars.",
         discussion: """
-        Without --out the export goes to standard output; with --out FILE it is written to a temporary name and renamed, with mode 0600 (rosters hold personal data). Exit 73 when the output cannot be written.
+        Without --out, or with --out -, the export goes to standard output. With --out FILE it is written to a temporary name beside the file (beside the file a symbolic link points to) and renamed over it, with mode 0600 (rosters hold personal data); a device, a named pipe or a socket is written through, never replaced. Exit 73 when the output cannot be written.
 
         Examples:
           crubatch export groups --out groups.csv
@@ -42,17 +43,18 @@ struct ScopeOptions: ParsableArguments {
 
 /// `--out` and `--quiet`, shared by the export commands.
 struct ExportOutputOptions: ParsableArguments {
-    @Option(help: "Output file (default: standard output).") var out: String?
+    @Option(help: "Output file (- or none: standard output).") var out = "-"
     @Flag(name: [.short, .long], help: "Print nothing when the export succeeds (no \"wrote ...\" line).") var quiet = false
 
-    var destination: ExportDestination { out.map(ExportDestination.file) ?? .standardOutput }
+    /// What `--out` names now, and so how it is written.
+    func target() throws -> OutputTarget { try OutputTarget(out) }
 
     /// The console of an export: JSON errors when the data itself is JSON.
     func console(json: Bool) -> Console { Console(command: "export", quiet: quiet, json: json) }
 
     /// Says what was written to a file (stdout needs no such line: it is the output).
     func noteWritten(_ file: ExportedFile, _ what: String) {
-        if out != nil && !quiet { printError("wrote \(file.rows) \(what) to \(file.file) (\(file.bytes) bytes)") }
+        if file.file != OutputTarget.standardOutput.path && !quiet { printError("wrote \(file.rows) \(what) to \(file.file) (\(file.bytes) bytes)") }
     }
 }
 
@@ -73,8 +75,8 @@ struct ExportKindCommand: ParsableCommand {
         let console = output.console(json: format == .json)
         try console.run {
             let exporter = try Exporter(connection: database.connect())
-            let file = format == .csv ? try exporter.exportKind(kind, to: output.destination)
-                : try exporter.exportKindJSON(kind, to: output.destination)
+            let target = try output.target()
+            let file = format == .csv ? try exporter.exportKind(kind, to: target) : try exporter.exportKindJSON(kind, to: target)
             output.noteWritten(file, kind.rawValue)
             return .ok
         }
@@ -98,8 +100,9 @@ struct ExportRosterCommand: ParsableCommand {
         try console.run {
             let exporter = try Exporter(connection: database.connect())
             try exporter.requireExists(scope.scope)
-            let file = format == .csv ? try exporter.exportRosterCSV(scope.scope, to: output.destination)
-                : try exporter.exportRosterJSON(scope.scope, to: output.destination)
+            let target = try output.target()
+            let file = format == .csv ? try exporter.exportRosterCSV(scope.scope, to: target)
+                : try exporter.exportRosterJSON(scope.scope, to: target)
             output.noteWritten(file, "members")
             return .ok
         }

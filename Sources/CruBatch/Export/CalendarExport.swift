@@ -1,3 +1,4 @@
+import FileOutput
 import ICalendar
 import Foundation
 import PostgresClient
@@ -5,20 +6,20 @@ import PostgresClient
 extension Exporter {
     /// Community groups (one weekly VEVENT each, in their campus's time zone) and events of a scope
     /// as an RFC 5545 calendar. Output is deterministic: DTSTAMP is each row's `updated_at`.
-    public func exportCalendar(_ scope: ExportScope, to destination: ExportDestination, today: Date = Date()) throws -> ExportedFile {
+    public func exportCalendar(_ scope: ExportScope, to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
         let events = try groupEvents(scope, today: today) + eventEvents(scope)
         let year = Calendar(identifier: .gregorian).component(.year, from: today)
         let writer = ICalendarWriter(name: "Cru \(scope == .everything ? "Central Coast" : scope.label)", years: (year - 1)...(year + 2))
-        let sink = try ExportSink(destination)
+        let sink = try ExportSink(target)
         try sink.write(try writer.render(events))
         return try sink.finish(rows: events.count)
     }
 
     /// The same events as one JSON document, for scripts: wall-clock times in each event's zone.
-    public func exportCalendarJSON(_ scope: ExportScope, to destination: ExportDestination, today: Date = Date()) throws -> ExportedFile {
+    public func exportCalendarJSON(_ scope: ExportScope, to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
         let events = try groupEvents(scope, today: today) + eventEvents(scope)
         let document = CalendarDocument(events: events.map(CalendarDocument.Event.init))
-        let sink = try ExportSink(destination)
+        let sink = try ExportSink(target)
         try sink.write(Array((ReportDocument.json(document, command: "export") + "\n").utf8))
         return try sink.finish(rows: events.count)
     }

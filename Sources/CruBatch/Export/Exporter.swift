@@ -3,12 +3,6 @@ import CSVStream
 import Foundation
 import PostgresClient
 
-/// Where an export goes: a file written atomically (mode 0600), or standard output.
-public enum ExportDestination {
-    case file(String)
-    case standardOutput
-}
-
 /// What one exported file holds, for the summary and the nightly manifest.
 public struct ExportedFile: Sendable, Codable, Equatable {
     public var file: String
@@ -28,14 +22,14 @@ public struct Exporter {
     }
 
     /// A kind in exactly the format `import` reads (export -> import changes nothing).
-    public func exportKind(_ kind: Kind, to destination: ExportDestination) throws -> ExportedFile {
-        try copyCSV(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), to: destination)
+    public func exportKind(_ kind: Kind, to target: OutputTarget) throws -> ExportedFile {
+        try copyCSV(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), to: target)
     }
 
     /// A kind as one JSON document for scripts: `{"format": 1, "kind": ..., "rows": [{column: value}]}`,
     /// the same columns and values as the CSV, streamed row by row.
-    public func exportKindJSON(_ kind: Kind, to destination: ExportDestination) throws -> ExportedFile {
-        let sink = try ExportSink(destination)
+    public func exportKindJSON(_ kind: Kind, to target: OutputTarget) throws -> ExportedFile {
+        let sink = try ExportSink(target)
         try sink.write(Array("{\"format\": \(ReportDocument.formatVersion), \"command\": \"export\", \"kind\": \"\(kind.rawValue)\", \"rows\": [".utf8))
         var first = true
         // One JSON object per row; CSV mode with control-character quote and delimiter passes it
@@ -52,15 +46,15 @@ public struct Exporter {
 
     /// One row per member: the group, its leaders' contacts, the member. Cells that a spreadsheet
     /// would run as a formula are neutralised.
-    public func exportRosterCSV(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
+    public func exportRosterCSV(_ scope: ExportScope, to target: OutputTarget) throws -> ExportedFile {
         let columns = Self.rosterColumns.map { "csv_safe((\($0.expression))::text) as \($0.name)" }.joined(separator: ", ")
         return try copyCSV("""
             select \(unescaped: columns) \(unescaped: Self.rosterFrom) where \(scope.condition) \(unescaped: Self.rosterOrder)
-            """, to: destination)
+            """, to: target)
     }
 
     /// The roster as one JSON document: groups, each with its leaders and members.
-    public func exportRosterJSON(_ scope: ExportScope, to destination: ExportDestination) throws -> ExportedFile {
+    public func exportRosterJSON(_ scope: ExportScope, to target: OutputTarget) throws -> ExportedFile {
         let query: PostgresQuery = """
             select jsonb_pretty(jsonb_build_object('format', \(ReportDocument.formatVersion)::int, 'command', 'export', 'kind', 'roster',
                    'groups', coalesce(jsonb_agg(grp order by grp->>'code'), '[]'::jsonb)))
@@ -82,7 +76,7 @@ public struct Exporter {
             """
         let text = try connection.query(query).scalar(String.self) + "\n"
         let rows = try connection.query("select count(*) \(unescaped: Self.rosterFrom) where \(scope.condition)").scalar(Int.self)
-        return try write(Array(text.utf8), rows: rows, to: destination)
+        return try write(Array(text.utf8), rows: rows, to: target)
     }
 
     /// The codes of every group in a scope, in order (one roster file per group in `nightly`).
@@ -134,39 +128,30 @@ public struct Exporter {
 
     private static let rosterOrder = "order by g.code, p.last_name, p.first_name, p.email"
 
-    /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the destination.
-    private func copyCSV(_ query: PostgresQuery, to destination: ExportDestination) throws -> ExportedFile {
-        let sink = try ExportSink(destination)
+    /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the target.
+    private func copyCSV(_ query: PostgresQuery, to target: OutputTarget) throws -> ExportedFile {
+        let sink = try ExportSink(target)
         let rows = try connection.copyOut(query, options: "format csv, header") { chunk in
             try sink.writeRow(chunk)
         }
         return try sink.finish(rows: rows)
     }
 
-    private func write(_ bytes: [UInt8], rows: Int, to destination: ExportDestination) throws -> ExportedFile {
-        let sink = try ExportSink(destination)
+    private func write(_ bytes: [UInt8], rows: Int, to target: OutputTarget) throws -> ExportedFile {
+        let sink = try ExportSink(target)
         try sink.write(bytes)
         return try sink.finish(rows: rows)
     }
 }
 
-/// Bytes on their way to a file (atomic, 0600) or stdout; turns COPY's LF row ends into CRLF.
+/// Bytes on their way to an output (a regular file is written atomically, mode 0600); turns COPY's
+/// LF row ends into CRLF.
 final class ExportSink {
-    private let file: AtomicFile?
-    private let path: String
+    private let file: OutputFile
     private var pending: [UInt8] = []
-    private var bytes = 0
-    private let hasher = SHA256Hasher()
 
-    init(_ destination: ExportDestination) throws {
-        switch destination {
-        case .file(let path):
-            self.path = path
-            file = try AtomicFile(path: path)
-        case .standardOutput:
-            path = "-"
-            file = nil
-        }
+    init(_ target: OutputTarget) throws {
+        file = try OutputFile(target)
     }
 
     /// One COPY row: its final LF becomes CRLF (LFs inside quoted cells are data and stay).
@@ -187,23 +172,14 @@ final class ExportSink {
     }
 
     private func flush() throws {
-        bytes += pending.count
-        if let file {
-            try file.write(pending)
-        } else {
-            hasher.update(pending)
-            FileHandle.standardOutput.write(Data(pending))
-        }
+        try file.write(pending)
         pending.removeAll(keepingCapacity: true)
     }
 
     /// Header rows are not counted: COPY reports data rows only.
     func finish(rows: Int) throws -> ExportedFile {
         try flush()
-        if let file {
-            let (size, digest) = try file.commit()
-            return ExportedFile(file: path, rows: rows, bytes: size, sha256: digest)
-        }
-        return ExportedFile(file: path, rows: rows, bytes: bytes, sha256: hasher.finalizeHex())
+        let (size, digest) = try file.commit()
+        return ExportedFile(file: file.target.path, rows: rows, bytes: size, sha256: digest)
     }
 }

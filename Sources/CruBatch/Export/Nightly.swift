@@ -67,16 +67,16 @@ public struct NightlyExport {
             relative.file = String(file.file.dropFirst(folder.count + 1))
             files.append(relative)
         }
-        add(try exporter.exportRosterCSV(.everything, to: .file(folder + "/rosters/all.csv")))
+        add(try exporter.exportRosterCSV(.everything, to: .regularFile(folder + "/rosters/all.csv")))
         for code in try exporter.groupCodes() {
-            add(try exporter.exportRosterCSV(.group(code), to: .file(folder + "/rosters/\(code).csv")))
+            add(try exporter.exportRosterCSV(.group(code), to: .regularFile(folder + "/rosters/\(code).csv")))
         }
         for kind in Kind.allCases {
-            add(try exporter.exportKind(kind, to: .file(folder + "/data/\(kind.fileName)")))
+            add(try exporter.exportKind(kind, to: .regularFile(folder + "/data/\(kind.fileName)")))
         }
-        add(try exporter.exportCalendar(.everything, to: .file(folder + "/calendars/all.ics"), today: self.date))
+        add(try exporter.exportCalendar(.everything, to: .regularFile(folder + "/calendars/all.ics"), today: self.date))
         for campus in try connection.query("select code from campuses order by code").rows.map({ try $0.decode(String.self, 0) }) {
-            add(try exporter.exportCalendar(.campus(campus), to: .file(folder + "/calendars/\(campus).ics"), today: self.date))
+            add(try exporter.exportCalendar(.campus(campus), to: .regularFile(folder + "/calendars/\(campus).ics"), today: self.date))
         }
         let manifest = Manifest(date: date, crubatchVersion: CruBatchVersion.current, files: files)
         let file = try AtomicFile(path: folder + "/manifest.json")
