@@ -7,7 +7,9 @@ struct NightlyCommand: ParsableCommand {
         commandName: "nightly",
         abstract: "Export all rosters, every kind and the calendars into OUT/YYYY-MM-DD, for cron.",
         discussion: """
-        Everything is written into a temporary folder and renamed into place in one step, with a manifest.json (file, rows, bytes, sha256). OUT/latest points to the newest folder; only the newest --keep folders are kept. If anything fails, no dated folder appears, the previous one is untouched, and the exit code says why (69 database, 73 cannot write).
+        Everything is written into a temporary folder and renamed into place in one step, with a manifest.json (file, rows, bytes, sha256). OUT/latest, a symbolic link, points to the newest folder; the newest --keep folders are kept, and always the one just written. If anything fails, no dated folder appears, the previous one is untouched, and the exit code says why (69 database, 73 cannot write, or OUT/latest is not a symbolic link). Partial folders of killed runs are removed once they are an hour old.
+
+        A file that bad data cannot give (a code that cannot name a file, a time zone that is not a tz database name) is skipped and listed under "errors" in manifest.json; everything else is written, and the exit code is 1.
 
         Example (cron, 02:30 every night; --quiet so cron mails only failures):
           30 2 * * *  crubatch nightly --quiet --out /srv/cru/exports --keep 14
@@ -40,7 +42,10 @@ struct NightlyCommand: ParsableCommand {
             let job = NightlyExport(connection: try database.connect(), outputDirectory: out, keep: keep,
                                     date: date.flatMap(Self.parse) ?? Date())
             let (folder, manifest) = try job.run()
-            return console.finish(NightlyReport(folder: folder, manifest: manifest))
+            for skipped in manifest.errors {
+                console.warn("crubatch: skipped \(skipped.file ?? "a file"): \(skipped.error)")
+            }
+            return console.finish(NightlyReport(folder: folder, manifest: manifest), status: manifest.errors.isEmpty ? .ok : .rejected)
         }
     }
 }

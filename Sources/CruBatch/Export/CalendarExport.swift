@@ -6,22 +6,75 @@ import PostgresClient
 extension Exporter {
     /// Community groups (one weekly VEVENT each, in their campus's time zone) and events of a scope
     /// as an RFC 5545 calendar. Output is deterministic: DTSTAMP is each row's `updated_at`.
+    /// Throws `UnexportableData`, before anything is written, when a time zone or an event of the
+    /// scope cannot be written as iCalendar.
     public func exportCalendar(_ scope: ExportScope, to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
-        let events = try groupEvents(scope, today: today) + eventEvents(scope)
+        let events = try calendarEvents(scope, today: today)
         let year = Calendar(identifier: .gregorian).component(.year, from: today)
         let writer = ICalendarWriter(name: "Cru \(scope == .everything ? "Central Coast" : scope.label)", years: (year - 1)...(year + 2))
+        let calendar: [UInt8]
+        do {
+            calendar = try writer.render(events)
+        } catch let error as CalendarError {
+            throw UnexportableData("the calendar of \(scope.label) cannot be written: \(error)")
+        }
         let sink = try ExportSink(target)
-        try sink.write(try writer.render(events))
+        try sink.write(calendar)
         return try sink.finish(rows: events.count)
     }
 
     /// The same events as one JSON document, for scripts: wall-clock times in each event's zone.
     public func exportCalendarJSON(_ scope: ExportScope, to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
-        let events = try groupEvents(scope, today: today) + eventEvents(scope)
+        let events = try calendarEvents(scope, today: today)
         let document = CalendarDocument(events: events.map(CalendarDocument.Event.init))
         let sink = try ExportSink(target)
         try sink.write(Array((ReportDocument.json(document, command: "export") + "\n").utf8))
         return try sink.finish(rows: events.count)
+    }
+
+    /// The groups' weekly meetings and the events of a scope, once its time zones are checked.
+    private func calendarEvents(_ scope: ExportScope, today: Date) throws -> [CalendarEvent] {
+        try requireCalendarTimeZones(scope)
+        return try groupEvents(scope, today: today) + eventEvents(scope)
+    }
+
+    /// Fails when a campus or an event of the scope has a time zone no calendar can use (rows written
+    /// by SQL skip `import`'s check); checked before any query converts times in it.
+    private func requireCalendarTimeZones(_ scope: ExportScope) throws {
+        let rows = try connection.query("""
+            select 'campus', c.code, c.timezone \(meetingGroups(scope))
+            union select 'event', ev.code, ev.timezone from events ev where \(eventFilter(scope))
+            order by 1, 2
+            """).rows
+        var problems: [String] = []
+        for row in rows {
+            let zone = try row.decode(String.self, 2)
+            if try !calendarTimeZones.contains(zone) {
+                problems.append("\(try row.decode(String.self, 0)) \(String(reflecting: try row.decode(String.self, 1))) has time zone \(String(reflecting: zone))")
+            }
+        }
+        guard problems.isEmpty else {
+            throw UnexportableData(problems.joined(separator: "; ")
+                + ", which is not a tz database time zone that this PostgreSQL server knows; set a name such as America/Los_Angeles")
+        }
+    }
+
+    /// The groups of a scope that meet weekly (a day and a time), over `g`, `mi` and `c`.
+    private func meetingGroups(_ scope: ExportScope) -> PostgresQuery {
+        """
+        from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
+        where \(scope.condition) and g.meeting_day is not null and g.meeting_time is not null
+        """
+    }
+
+    /// The events of a scope, over `ev`: all of them, or those of a ministry in the scope.
+    private func eventFilter(_ scope: ExportScope) -> PostgresQuery {
+        scope == .everything ? "true" : """
+            exists (select 1 from event_ministries em join ministries mi on mi.id = em.ministry_id
+                    join campuses c on c.id = mi.campus_id
+                    left join community_groups g on g.ministry_id = mi.id
+                    where em.event_id = ev.id and \(scope.condition))
+            """
     }
 
     /// The first meeting of each group: its weekday on or after August 1 of the current academic year.
@@ -29,8 +82,7 @@ extension Exporter {
         let rows = try connection.query("""
             select g.code, g.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location, c.timezone,
                    g.description, extract(epoch from g.updated_at)::bigint, mi.name
-            from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
-            where \(scope.condition) and g.meeting_day is not null and g.meeting_time is not null
+            \(meetingGroups(scope))
             order by g.code
             """).rows
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: today)
@@ -53,17 +105,11 @@ extension Exporter {
     }
 
     private func eventEvents(_ scope: ExportScope) throws -> [CalendarEvent] {
-        let filter: PostgresQuery = scope == .everything ? "true" : """
-            exists (select 1 from event_ministries em join ministries mi on mi.id = em.ministry_id
-                    join campuses c on c.id = mi.campus_id
-                    left join community_groups g on g.ministry_id = mi.id
-                    where em.event_id = ev.id and \(scope.condition))
-            """
         let rows = try connection.query("""
             select ev.code, ev.name, to_char(ev.starts_at at time zone ev.timezone, 'YYYY-MM-DD HH24:MI:SS'),
                    to_char(ev.ends_at at time zone ev.timezone, 'YYYY-MM-DD HH24:MI:SS'), ev.timezone, ev.location,
                    ev.url, ev.description, extract(epoch from ev.updated_at)::bigint
-            from events ev where \(filter) order by ev.starts_at, ev.code
+            from events ev where \(eventFilter(scope)) order by ev.starts_at, ev.code
             """).rows
         return try rows.compactMap { row -> CalendarEvent? in
             guard let start = Self.localDateTime(try row.decode(String.self, 2)) else { return nil }
@@ -124,4 +170,23 @@ private struct CalendarDocument: Encodable {
 
     let kind = "calendar"
     let events: [Event]
+}
+
+/// The time zones a calendar can be written in: tz database names (`TimeZoneNames`) that this
+/// PostgreSQL server knows too (it converts the events' times). Asked once per exporter, when the
+/// first calendar needs them.
+final class CalendarTimeZones {
+    private let connection: PostgresConnection
+    private var known: Set<String>?
+
+    init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    func contains(_ zone: String) throws -> Bool {
+        let names = try known ?? Set(connection.query(
+            "select name from pg_timezone_names where name = any(\(TimeZoneNames.all)::text[])").rows.map { try $0.decode(String.self, 0) })
+        known = names
+        return names.contains(zone)
+    }
 }

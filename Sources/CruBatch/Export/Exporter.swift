@@ -11,12 +11,27 @@ public struct ExportedFile: Sendable, Codable, Equatable {
     public var sha256: String
 }
 
+/// Data in the database that one export cannot be written from: a code that cannot name a file, a
+/// time zone a calendar cannot use. `nightly` skips that one file and lists it under `errors` in the
+/// manifest; a single export stops with exit 65.
+public struct UnexportableData: Error, CommandFailure, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) { self.description = description }
+
+    public var exitStatus: ExitStatus { .dataError }
+    public var errorCode: String { "unexportable-data" }
+    public var commandMessage: String { description }
+}
+
 /// Streams kinds, rosters and calendars out of the database in deterministic order.
 public struct Exporter {
     let connection: PostgresConnection
+    let calendarTimeZones: CalendarTimeZones
 
     public init(connection: PostgresConnection) throws {
         self.connection = connection
+        calendarTimeZones = CalendarTimeZones(connection: connection)
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
     }

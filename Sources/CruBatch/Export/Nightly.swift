@@ -6,19 +6,31 @@ import PostgresClient
 /// The nightly job: every roster, every kind and the calendars into `DIR/YYYY-MM-DD/` with a
 /// `manifest.json`, built in a temporary folder and renamed into place in one step, so a failure
 /// leaves no dated folder and the previous one untouched. `DIR/latest` points to the newest.
+/// A file that bad data keeps from being written is skipped and listed in the manifest's `errors`.
 public struct NightlyExport {
-    /// The manifest: what each file holds and its checksum.
+    /// The manifest: what each file holds and its checksum, and which files were skipped and why.
     public struct Manifest: Codable, Sendable {
         public var date: String
         public var crubatchVersion: String
         public var files: [ExportedFile]
+        public var errors: [SkippedFile]
+    }
+
+    /// A file the data kept out of the dated folder; everything else was written.
+    public struct SkippedFile: Codable, Sendable, Equatable {
+        /// The file's path in the dated folder; nil when the data could not even name a file.
+        public var file: String?
+        public var error: String
     }
 
     let connection: PostgresConnection
     let outputDirectory: String
     let keep: Int
     let date: Date
-    let calendar = Calendar(identifier: .gregorian)
+
+    /// Leftovers of an interrupted run (its `.DATE.PID.partial` folder, its `.latest.PID` link) are
+    /// removed once they are this old, so that a run still under way keeps its own.
+    static let leftoverAge: TimeInterval = 3600
 
     public init(connection: PostgresConnection, outputDirectory: String, keep: Int, date: Date) {
         self.connection = connection
@@ -36,10 +48,35 @@ public struct NightlyExport {
         return formatter.string(from: date)
     }
 
+    /// The only way a file name is made from a code (`cp-small-tue` gives `cp-small-tue.csv`). A code
+    /// that breaks `CodeRule` (a `/`, `..`, more than 63 characters: written by SQL past every check)
+    /// names no file.
+    static func fileName(for code: String, of owner: String, extension suffix: String) throws -> String {
+        guard CodeRule.accepts(code) else {
+            // Enough of the code to recognise it, escaped: SQL may have written anything into it.
+            let shown = String(reflecting: String(code.prefix(CodeRule.maximumLength + 1)))
+            throw UnexportableData("\(owner) code \(shown)\(code.count > CodeRule.maximumLength + 1 ? "…" : "") "
+                + "(\(code.count) characters) cannot name a file: \(CodeRule.explanation)")
+        }
+        return code + "." + suffix
+    }
+
+    /// `folder/relative`, refused unless each part of `relative` is a plain name (not empty, not
+    /// hidden, not `..`), so that the file stays inside `folder`.
+    static func path(_ relative: String, inside folder: String) throws -> String {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }) else {
+            throw UnexportableData("\(String(reflecting: relative)) would not stay inside the export folder")
+        }
+        return folder + "/" + relative
+    }
+
     /// Runs the export; returns the dated folder and its manifest.
     public func run() throws -> (folder: String, manifest: Manifest) {
         let fileManager = FileManager.default
         try create(outputDirectory)
+        try requireLatestIsALink()
+        removeLeftovers()
         let name = Self.folderName(for: date)
         let final = outputDirectory + "/" + name
         let temporary = outputDirectory + "/.\(name).\(getpid()).partial"
@@ -47,8 +84,8 @@ public struct NightlyExport {
         do {
             let manifest = try export(into: temporary, date: name)
             try replace(final, with: temporary)
-            try pointLatest(at: name)
-            try prune()
+            let newest = try pointLatestAtNewest(orAt: name)
+            try prune(sparing: [name, newest])
             return (final, manifest)
         } catch {
             try? fileManager.removeItem(atPath: temporary)
@@ -62,27 +99,71 @@ public struct NightlyExport {
         defer { try? connection.execute("commit") }
         let exporter = try Exporter(connection: connection)
         var files: [ExportedFile] = []
-        func add(_ file: ExportedFile) {
-            var relative = file
-            relative.file = String(file.file.dropFirst(folder.count + 1))
-            files.append(relative)
+        var errors: [SkippedFile] = []
+        /// Writes `subfolder/name`, or records why the data cannot give that file and goes on.
+        func add(_ subfolder: String, _ name: @autoclosure () throws -> String,
+                 _ write: (OutputTarget) throws -> ExportedFile) throws {
+            var relative: String?
+            do {
+                let path = subfolder + "/" + (try name())
+                relative = path
+                var file = try write(.regularFile(try Self.path(path, inside: folder)))
+                file.file = path
+                files.append(file)
+            } catch let error as UnexportableData {
+                errors.append(SkippedFile(file: relative, error: error.description))
+            }
         }
-        add(try exporter.exportRosterCSV(.everything, to: .regularFile(folder + "/rosters/all.csv")))
+        try add("rosters", "all.csv") { try exporter.exportRosterCSV(.everything, to: $0) }
         for code in try exporter.groupCodes() {
-            add(try exporter.exportRosterCSV(.group(code), to: .regularFile(folder + "/rosters/\(code).csv")))
+            try add("rosters", Self.fileName(for: code, of: "group", extension: "csv")) {
+                try exporter.exportRosterCSV(.group(code), to: $0)
+            }
         }
         for kind in Kind.allCases {
-            add(try exporter.exportKind(kind, to: .regularFile(folder + "/data/\(kind.fileName)")))
+            try add("data", kind.fileName) { try exporter.exportKind(kind, to: $0) }
         }
-        add(try exporter.exportCalendar(.everything, to: .regularFile(folder + "/calendars/all.ics"), today: self.date))
+        try add("calendars", "all.ics") { try exporter.exportCalendar(.everything, to: $0, today: self.date) }
         for campus in try connection.query("select code from campuses order by code").rows.map({ try $0.decode(String.self, 0) }) {
-            add(try exporter.exportCalendar(.campus(campus), to: .regularFile(folder + "/calendars/\(campus).ics"), today: self.date))
+            try add("calendars", Self.fileName(for: campus, of: "campus", extension: "ics")) {
+                try exporter.exportCalendar(.campus(campus), to: $0, today: self.date)
+            }
         }
-        let manifest = Manifest(date: date, crubatchVersion: CruBatchVersion.current, files: files)
+        let manifest = Manifest(date: date, crubatchVersion: CruBatchVersion.current, files: files, errors: errors)
         let file = try AtomicFile(path: folder + "/manifest.json")
         try file.write(Array(try JSONOutput.encoder().encode(manifest)) + [0x0A])
         try file.commit()
         return manifest
+    }
+
+    private var latestPath: String { outputDirectory + "/latest" }
+
+    /// `latest` is replaced by a new symbolic link each night; anything else by that name belongs to
+    /// someone else, so the run stops (exit 73) before it writes or moves anything.
+    private func requireLatestIsALink() throws {
+        var info = stat()
+        guard lstat(latestPath, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw OutputError.fromErrno(latestPath)
+        }
+        guard info.st_mode & S_IFMT == S_IFLNK else {
+            throw OutputError(path: latestPath, reason: "exists and is not a symbolic link; nightly replaces only the link it makes, so move it away")
+        }
+    }
+
+    /// Removes the partial folders and `latest` links that killed runs left, once they are older
+    /// than `leftoverAge`. Best effort: what cannot be removed now is tried again the next night.
+    private func removeLeftovers() {
+        let fileManager = FileManager.default
+        guard let names = try? fileManager.contentsOfDirectory(atPath: outputDirectory) else { return }
+        let cutoff = Date().timeIntervalSince1970 - Self.leftoverAge
+        for name in names where (name.hasPrefix(".") && name.hasSuffix(".partial")) || name.hasPrefix(".latest.") {
+            let path = outputDirectory + "/" + name
+            var info = stat()
+            if lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < cutoff {
+                try? fileManager.removeItem(atPath: path)
+            }
+        }
     }
 
     /// Puts the complete new folder in place; a same-day folder from an earlier run is moved aside
@@ -100,23 +181,31 @@ public struct NightlyExport {
         if let previous { try FileManager.default.removeItem(atPath: previous) }
     }
 
-    private func pointLatest(at name: String) throws {
-        let link = outputDirectory + "/latest"
+    /// Points `latest` at the newest dated folder, which is not the one written when an older day
+    /// was redone; returns that folder's name.
+    private func pointLatestAtNewest(orAt written: String) throws -> String {
+        let newest = try datedFolders().first ?? written
         let temporary = outputDirectory + "/.latest.\(getpid())"
         unlink(temporary)
-        guard symlink(name, temporary) == 0, rename(temporary, link) == 0 else {
-            throw OutputError(path: link, reason: String(cString: strerror(errno)))
+        guard symlink(newest, temporary) == 0, rename(temporary, latestPath) == 0 else {
+            throw OutputError(path: latestPath, reason: String(cString: strerror(errno)))
+        }
+        return newest
+    }
+
+    /// Keeps the newest `keep` dated folders and every one in `spared` (the folder just written and
+    /// the one `latest` points to).
+    private func prune(sparing spared: Set<String>) throws {
+        for old in try datedFolders().dropFirst(keep) where !spared.contains(old) {
+            try FileManager.default.removeItem(atPath: outputDirectory + "/" + old)
         }
     }
 
-    /// Keeps the newest `keep` dated folders.
-    private func prune() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: outputDirectory)
+    /// The dated folders' names, newest first.
+    private func datedFolders() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: outputDirectory)
             .filter { $0.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil }
             .sorted(by: >)
-        for old in names.dropFirst(keep) {
-            try FileManager.default.removeItem(atPath: outputDirectory + "/" + old)
-        }
     }
 
     private func create(_ path: String) throws {

@@ -12,5 +12,8 @@ public struct NightlyReport: Sendable, CommandReport {
         self.manifest = manifest
     }
 
-    public var text: String { "wrote \(files) files (\(rows) rows) to \(folder)" }
+    public var text: String {
+        let skipped = manifest.errors.isEmpty ? "" : "; skipped \(manifest.errors.count), listed under errors in manifest.json"
+        return "wrote \(files) files (\(rows) rows) to \(folder)\(skipped)"
+    }
 }
