@@ -35,6 +35,8 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
     case unreadable(String)
     case schemaOutOfDate(pending: [Int])
     case migrationChanged(version: Int, name: String)
+    /// Rows already stored break a rule the migration adds; nothing was applied.
+    case migrationBlocked(version: Int, name: String, reason: String)
     case lockHeld(String)
     case usage(String)
 
@@ -42,7 +44,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
         switch self {
         case .fileNotFound: .noInput
         case .unreadable: .dataError
-        case .schemaOutOfDate, .migrationChanged: .dataError
+        case .schemaOutOfDate, .migrationChanged, .migrationBlocked: .dataError
         case .lockHeld: .temporaryFailure
         case .usage: .usage
         }
@@ -56,6 +58,8 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
             "the database schema is out of date (migrations \(pending.map(String.init).joined(separator: ", ")) not applied); run `crubatch migrate`"
         case .migrationChanged(let version, let name):
             "migration \(version) (\(name)) was changed after it was applied; restore its text or write a new migration"
+        case .migrationBlocked(let version, let name, let reason):
+            "migration \(version) (\(name)) was not applied: \(reason)"
         case .lockHeld(let what): "\(what) is running in another process; try again later"
         case .usage(let message): message
         }
@@ -69,6 +73,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
         case .unreadable: "unreadable-input"
         case .schemaOutOfDate: "schema-out-of-date"
         case .migrationChanged: "migration-changed"
+        case .migrationBlocked: "migration-blocked"
         case .lockHeld: "locked"
         case .usage: "usage"
         }

@@ -27,7 +27,7 @@ struct RejectsWriter {
         for diagnostic in result.diagnostics where diagnostic.severity == .error && firstError[diagnostic.line] == nil {
             firstError[diagnostic.line] = diagnostic
         }
-        let file = try AtomicFile(path: target)
+        let file = try OutputFile(try OutputTarget(target))
         let writer = CSVWriter()
         var buffer: [UInt8] = []
         writer.append(kept.map { table.header[$0] } + HeaderMapping.rejectColumns, to: &buffer)

@@ -31,7 +31,7 @@ public indirect enum CellType: Sendable, Equatable {
     case date
     /// An ISO 8601 date-time, with or without offset.
     case dateTime
-    /// An IANA time zone name (checked against the database's list).
+    /// A tz database zone or link name (America/Los_Angeles), stored in its tz spelling.
     case timezone
     case choice([String])
     /// A `;`-separated list of values of one type.

@@ -91,7 +91,13 @@ public struct Migrator {
             try verify(applied)
             let pending = migrations.filter { applied[$0.version] == nil }
             for migration in pending {
-                try connection.execute(migration.sql)
+                do {
+                    try connection.execute(migration.sql)
+                } catch let error as PostgresError where error.sqlState?.hasPrefix("23") == true {
+                    // The schema change is fine; rows already in the database break its new rule.
+                    throw CruBatchError.migrationBlocked(version: migration.version, name: migration.name,
+                                                         reason: [error.message, error.detail].compactMap { $0 }.joined(separator: ": "))
+                }
                 try connection.query("""
                     insert into schema_migrations (version, name, checksum)
                     values (\(migration.version), \(migration.name), \(migration.checksum))
