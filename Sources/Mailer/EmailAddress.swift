@@ -34,7 +34,8 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         }
         address = address.trimmingCharacters(in: .whitespaces)
         guard isValidAddress(address) else {
-            throw MailError(kind: .other, message: "not an email address: \"\(MailEncoding.singleLine(text))\"")
+            throw MailError(scope: .configuration,
+                            message: "not an email address: \"\(MailEncoding.singleLine(text))\"")
         }
         return EmailAddress(address, name: name)
     }

@@ -70,7 +70,7 @@ public struct SMTPConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The error's message never contains the password.
     public init(url text: String) throws(MailError) {
         func fail(_ why: String) -> MailError {
-            MailError(kind: .other, message: "invalid SMTP URL \(Self.mask(text)): \(why)")
+            MailError(scope: .configuration, message: "invalid SMTP URL \(Self.mask(text)): \(why)")
         }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let schemeEnd = trimmed.range(of: "://") else { throw fail("expected smtp://… or smtps://…") }

@@ -17,17 +17,17 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
 
     private let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private let replies = ServerReplies()
+    private let dialogue = SMTPDialogue()
     private let lock = NSLock()
 
     /// A transport for `configuration`. Nothing is sent and no connection is made until `send`.
     public init(configuration: SMTPConfiguration) throws(MailError) {
         guard CurlGlobal.initResult == CURLE_OK.rawValue else {
-            throw MailError(kind: .other, message: "libcurl could not be initialised",
+            throw MailError(scope: .session, message: "libcurl could not be initialised",
                             curlCode: Int32(bitPattern: CurlGlobal.initResult))
         }
         guard let handle = curl_easy_init() else {
-            throw MailError(kind: .other, message: "libcurl could not create a handle")
+            throw MailError(scope: .session, message: "libcurl could not create a handle")
         }
         self.configuration = configuration
         self.handle = handle
@@ -52,15 +52,16 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Sends `message` to all of its recipients. Throws `.unavailable` when the server cannot be
-    /// reached, `.rejected` when it refuses (`isPermanent` for a 5xx answer), `.other` otherwise.
+    /// Sends `message` to all of its recipients, or throws why not; the error's `scope` says whether
+    /// the failure concerns this message only (`.message`) or every message (see `MailError`).
     public func send(_ message: EmailMessage) throws(MailError) {
         guard !message.to.isEmpty else {
-            throw MailError(kind: .other, message: "the message \(message.cleanMessageID) has no recipients",
+            throw MailError(scope: .message, message: "the message \(message.cleanMessageID) has no recipients",
                             isPermanent: true)
         }
         for address in [message.from] + message.to where !EmailAddress.isValidAddress(address.address) {
-            throw MailError(kind: .other, message: "not an email address: \"\(MailEncoding.singleLine(address.address))\"",
+            throw MailError(scope: .message,
+                            message: "not an email address: \"\(MailEncoding.singleLine(address.address))\"",
                             isPermanent: true)
         }
         let source = ReadSource(message.rendered())
@@ -71,7 +72,7 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
         defer { curl_slist_free_all(recipients) }
         for address in message.to {
             guard let appended = curl_slist_append(recipients, "<\(address.address)>") else {
-                throw MailError(kind: .other, message: "out of memory building the recipient list")
+                throw MailError(scope: .session, message: "out of memory building the recipient list")
             }
             recipients = appended
         }
@@ -84,14 +85,11 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
             _ = crubatch_curl_set_pointer(handle, CURLOPT_READDATA, nil)
         }
         errorBuffer[0] = 0
-        replies.reset()
+        dialogue.begin()
 
         let result = withExtendedLifetime(source) { curl_easy_perform(handle) }
         guard result != CURLE_OK else { return }
-
-        var responseCode = 0
-        if crubatch_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &responseCode) != CURLE_OK { responseCode = 0 }
-        throw failure(result, responseCode: responseCode)
+        throw failure(result)
     }
 
     // MARK: Setup
@@ -130,14 +128,16 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
                   "CONNECTTIMEOUT")
         try check(crubatch_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(config.timeout)), "TIMEOUT")
 
-        // The server's replies, for error messages (libcurl only reports "RCPT failed: 550").
+        // The commands and replies, to know which step failed and what the server said.
         try check(crubatch_curl_set_debug_function(handle, { _, type, data, size, context in
-            guard type == CURLINFO_HEADER_IN, let data, let context else { return 0 }
-            let replies = Unmanaged<ServerReplies>.fromOpaque(context).takeUnretainedValue()
-            replies.record(UnsafeRawBufferPointer(start: data, count: size))
+            guard let data, let context else { return 0 }
+            let dialogue = Unmanaged<SMTPDialogue>.fromOpaque(context).takeUnretainedValue()
+            let bytes = UnsafeRawBufferPointer(start: data, count: size)
+            if type == CURLINFO_HEADER_OUT { dialogue.sent(bytes) }
+            if type == CURLINFO_HEADER_IN { dialogue.received(bytes) }
             return 0
         }), "DEBUGFUNCTION")
-        try check(crubatch_curl_set_pointer(handle, CURLOPT_DEBUGDATA, Unmanaged.passUnretained(replies).toOpaque()),
+        try check(crubatch_curl_set_pointer(handle, CURLOPT_DEBUGDATA, Unmanaged.passUnretained(dialogue).toOpaque()),
                   "DEBUGDATA")
         try check(crubatch_curl_set_long(handle, CURLOPT_VERBOSE, 1), "VERBOSE")
     }
@@ -148,7 +148,7 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
 
     private func check(_ code: CURLcode, _ option: String) throws(MailError) {
         guard code != CURLE_OK else { return }
-        throw MailError(kind: .other, message: "libcurl rejected the option \(option): \(Self.describe(code))",
+        throw MailError(scope: .configuration, message: "libcurl rejected the option \(option): \(Self.describe(code))",
                         curlCode: Int32(bitPattern: code.rawValue))
     }
 
@@ -158,43 +158,30 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
         curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(code.rawValue)"
     }
 
-    private func failure(_ code: CURLcode, responseCode: Int) -> MailError {
+    /// The error for a failed send, judged by the step it failed at and the server's last error reply.
+    private func failure(_ code: CURLcode) -> MailError {
+        let reply = dialogue.lastErrorReply
+        let step = dialogue.step
+            ?? (code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ? .connect : .greeting)
+        let judgement = SMTPFailureJudgement(curlCode: code, reply: reply, step: step)
+        var lastCode = 0
+        if crubatch_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &lastCode) != CURLE_OK { lastCode = 0 }
+
         var detail = errorBuffer[0] == 0 ? Self.describe(code) : String(cString: errorBuffer)
-        if responseCode >= 400, let reply = replies.last, !detail.contains(reply) {
-            detail += "; the server said: \(reply)"
-        }
-        let kind: MailError.Kind
-        if responseCode == 421 {
-            kind = .unavailable
-        } else if responseCode >= 400 {
-            kind = .rejected
-        } else {
-            kind = Self.kind(of: code)
+        if let reply, !detail.contains(reply.text) {
+            detail += "; the server said: \(reply.text)"
         }
         let server = configuration.maskedURL
-        let summary = switch kind {
-        case .unavailable: "could not reach the SMTP server \(server)"
-        case .rejected: "the SMTP server \(server) refused the message"
-        case .other: "sending mail through \(server) failed"
+        let summary = switch judgement.scope {
+        case .message where step == .recipient: "the SMTP server \(server) refused a recipient"
+        case .message: "the SMTP server \(server) refused the message"
+        case .credentials: "the SMTP server \(server) refused the login"
+        case .session where step == .connect: "could not reach the SMTP server \(server)"
+        case .session, .configuration: "could not send through the SMTP server \(server)"
         }
-        return MailError(kind: kind, message: scrub("\(summary): \(detail)"),
-                         curlCode: Int32(bitPattern: code.rawValue), responseCode: responseCode)
-    }
-
-    private static func kind(of code: CURLcode) -> MailError.Kind {
-        switch code {
-        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT,
-             CURLE_WEIRD_SERVER_REPLY, CURLE_OPERATION_TIMEDOUT, CURLE_SSL_CONNECT_ERROR,
-             CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_SSL_CERTPROBLEM,
-             CURLE_SSL_CIPHER, CURLE_PEER_FAILED_VERIFICATION, CURLE_USE_SSL_FAILED,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS:
-            .unavailable
-        case CURLE_LOGIN_DENIED:
-            .rejected
-        default:
-            .other
-        }
+        return MailError(scope: judgement.scope, message: scrub("\(summary) (\(step)): \(detail)"),
+                         curlCode: Int32(bitPattern: code.rawValue), responseCode: reply?.code ?? lastCode,
+                         step: step, isPermanent: judgement.isPermanent)
     }
 
     /// `text` without the password (plain or percent-encoded), should anything ever echo it.
@@ -225,24 +212,5 @@ private final class ReadSource {
         }
         offset += count
         return count
-    }
-}
-
-/// The last error reply (4xx or 5xx) the server sent, captured through libcurl's debug callback;
-/// later replies (such as "221 Bye" after libcurl gives up) do not replace it.
-private final class ServerReplies {
-    private(set) var last: String?
-
-    func reset() {
-        last = nil
-    }
-
-    func record(_ data: UnsafeRawBufferPointer) {
-        let text = String(decoding: data, as: UTF8.self)
-        for line in text.split(whereSeparator: \.isNewline) {
-            let line = line.trimmingCharacters(in: .whitespaces)
-            guard let first = line.first, first == "4" || first == "5" else { continue }
-            last = String(line.prefix(300))
-        }
     }
 }

@@ -76,7 +76,7 @@ struct ConfigurationTests {
     ])
     func badURLsAreRefused(url: String) throws {
         let error = try #require(throws: MailError.self) { try SMTPConfiguration(url: url) }
-        #expect(error.kind == .other)
+        #expect(error.scope == .configuration)
         #expect(error.message.contains("invalid SMTP URL"))
     }
 

@@ -135,7 +135,7 @@ struct RenderingTests {
             #expect(throws: MailError.self, "\(bad)") { try EmailAddress.parse(bad) }
         }
         let error = try #require(throws: MailError.self) { try EmailAddress.parse("nobody") }
-        #expect(error.kind == .other)
+        #expect(error.scope == .configuration)
         #expect(error.message.contains("nobody"))
     }
 }

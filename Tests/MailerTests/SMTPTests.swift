@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import Foundation
 import Testing
 @testable import Mailer
@@ -91,92 +92,37 @@ struct SMTPTests {
         #expect(stored.body == "Both of you.\n")
     }
 
-    @Test func unreachableServerIsUnavailableQuicklyAndHidesThePassword() throws {
+    @Test func unreachableServerIsASessionFailureQuicklyAndHidesThePassword() throws {
         let transport = try SMTPTransport(url: "smtp://pat:hunter2@127.0.0.1:1?connect_timeout=3")
         let started = Date()
         let error = try #require(throws: MailError.self) { try transport.send(Self.message()) }
         #expect(Date().timeIntervalSince(started) < 5)
-        #expect(error.kind == .unavailable)
+        #expect(error.scope == .session)
+        #expect(error.step == .connect)
         #expect(error.curlCode == 7) // CURLE_COULDNT_CONNECT
         #expect(!error.isPermanent)
         #expect(!error.message.contains("hunter2") && !error.description.contains("hunter2"))
         #expect(error.message.contains("pat:***@127.0.0.1:1"))
     }
 
-    @Test func silentServerTimesOut() throws {
-        let server = try FakeSMTPServer(.silent)
-        defer { server.stop() }
-        let transport = try SMTPTransport(url: server.url(query: "?timeout=1"))
-        let started = Date()
-        let error = try #require(throws: MailError.self) { try transport.send(Self.message()) }
-        #expect(Date().timeIntervalSince(started) < 5)
-        #expect(error.kind == .unavailable)
-        #expect(error.curlCode == 28) // CURLE_OPERATION_TIMEDOUT
-    }
-
-    @Test func refusedRecipientIsRejectedAndPermanent() throws {
-        let server = try FakeSMTPServer(.rejectRecipients(reply: "550 5.1.1 <reject@example.edu>: no such user"))
-        defer { server.stop() }
-        let transport = try SMTPTransport(url: server.url())
-        var message = Self.message()
-        message.to = [EmailAddress("reject@example.edu")]
-        let error = try #require(throws: MailError.self) { try transport.send(message) }
-        #expect(error.kind == .rejected)
-        #expect(error.responseCode == 550)
-        #expect(error.isPermanent)
-        #expect(error.message.contains("no such user"))
-
-        // The same transport still sends afterwards.
-        try transport.send(Self.message())
-        #expect(server.messages.count == 1)
-        #expect(server.messages.first?.contains("Message-ID: <fake-1@crubatch>") == true)
-    }
-
-    @Test func temporaryRefusalIsNotPermanent() throws {
-        let server = try FakeSMTPServer(.rejectRecipients(reply: "450 4.2.1 mailbox busy, try later"))
-        defer { server.stop() }
-        var message = Self.message()
-        message.to = [EmailAddress("ok@example.edu"), EmailAddress("reject@example.edu")]
-        let error = try #require(throws: MailError.self) { try SMTPTransport(url: server.url()).send(message) }
-        #expect(error.kind == .rejected)
-        #expect(error.responseCode == 450)
-        #expect(!error.isPermanent)
-        #expect(server.messages.isEmpty)
-    }
-
     @Test func authenticatesWithPercentDecodedCredentials() throws {
-        let server = try FakeSMTPServer(.accept, credentials: (user: "leader@cru.org", password: "p@ss:w rd"))
-        defer { server.stop() }
+        let server = try FaultySMTPServer(credentials: (user: "leader@cru.org", password: "p@ss:w rd"))
         try SMTPTransport(url: server.url(userInfo: "leader%40cru.org:p%40ss%3Aw%20rd@")).send(Self.message())
-        #expect(server.authentications.map(\.0) == ["leader@cru.org"])
-        #expect(server.authentications.map(\.1) == ["p@ss:w rd"])
+        #expect(server.logins.map(\.user) == ["leader@cru.org"])
+        #expect(server.logins.map(\.password) == ["p@ss:w rd"])
         #expect(server.commands.contains("MAIL FROM:<noreply@crubatch.test>"))
         #expect(server.commands.contains("RCPT TO:<leader@example.edu>"))
-        #expect(server.messages.count == 1)
-    }
-
-    @Test func wrongPasswordIsRejectedWithoutShowingIt() throws {
-        let server = try FakeSMTPServer(.accept, credentials: (user: "leader", password: "right"))
-        defer { server.stop() }
-        let error = try #require(throws: MailError.self) {
-            try SMTPTransport(url: server.url(userInfo: "leader:wr0ng-secret@")).send(Self.message())
-        }
-        #expect(error.kind == .rejected)
-        #expect(error.responseCode == 535)
-        #expect(error.isPermanent)
-        #expect(!error.description.contains("wr0ng-secret"))
-        #expect(server.messages.isEmpty)
+        #expect(server.acceptedMessages.count == 1)
     }
 
     @Test func requiredTLSFailsWhenTheServerOffersNoSTARTTLS() throws {
-        let server = try FakeSMTPServer(.accept)
-        defer { server.stop() }
+        let server = try FaultySMTPServer()
         let error = try #require(throws: MailError.self) {
             try SMTPTransport(url: server.url(query: "?tls=require")).send(Self.message())
         }
-        #expect(error.kind == .unavailable)
+        #expect(error.scope == .session)
         #expect(error.curlCode == 64) // CURLE_USE_SSL_FAILED
-        #expect(server.messages.isEmpty)
+        #expect(server.acceptedMessages.isEmpty)
     }
 
     @Test func invalidMessagesAreRefusedBeforeConnecting() throws {
@@ -186,7 +132,7 @@ struct SMTPTests {
         #expect(throws: MailError.self) { try transport.send(message) }
         message.to = [EmailAddress("not an address")]
         let error = try #require(throws: MailError.self) { try transport.send(message) }
-        #expect(error.kind == .other && error.isPermanent && error.curlCode == 0)
+        #expect(error.scope == .message && error.isPermanent && error.curlCode == 0 && error.step == nil)
     }
 
     static func message() -> EmailMessage {

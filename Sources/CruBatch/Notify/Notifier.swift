@@ -150,7 +150,7 @@ public final class Notifier {
                 try transport.send(message)
             } catch {
                 try recordFailure(ids, error: error, summary: &summary)
-                if error.kind == .unavailable { return }
+                if error.scope != .message { return }
                 continue
             }
             if !options.preview {
@@ -161,9 +161,9 @@ public final class Notifier {
     }
 
     private func recordFailure(_ ids: [Int], error: MailError, summary: inout NotifySummary) throws {
-        if error.kind == .unavailable { summary.unavailable = true }
+        if error.scope != .message { summary.unavailable = true }
         guard !options.preview else { return }
-        if error.kind == .rejected && error.isPermanent {
+        if error.isPermanent {
             try mark(ids, "status = 'failed', attempts = attempts + 1, last_error = \(error.message)")
             summary.failed += ids.count
             return
