@@ -42,4 +42,18 @@ static inline CURLcode crubatch_curl_get_long(CURL *curl, CURLINFO info, long *v
 static inline CURLcode crubatch_curl_global_init_default(void) {
     return curl_global_init(CURL_GLOBAL_DEFAULT);
 }
+
+/* Mailer: the socket callbacks, so that a deadline can shut down the sockets libcurl uses. */
+
+typedef int (*crubatch_curl_sockopt_callback)(void *context, curl_socket_t socket, curlsocktype purpose);
+
+static inline CURLcode crubatch_curl_set_sockopt_function(CURL *curl, crubatch_curl_sockopt_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_SOCKOPTFUNCTION, callback);
+}
+
+typedef int (*crubatch_curl_closesocket_callback)(void *context, curl_socket_t socket);
+
+static inline CURLcode crubatch_curl_set_closesocket_function(CURL *curl, crubatch_curl_closesocket_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, callback);
+}
 #endif

@@ -11,13 +11,20 @@ enum CurlGlobal {
 /// One libcurl easy handle is reused for every send, so consecutive messages share the connection
 /// while the server keeps it open. Sends are serialised: the transport may be shared between
 /// threads, but only one message is on the wire at a time.
+///
+/// No call outlives the configured timeout by more than `closingGrace`: a send gives up after the
+/// timeout, and letting the transport go says QUIT but waits at most `closingGrace` for the answer.
+/// A connection that failed for any reason but the message is dropped, never reused.
 public final class SMTPTransport: MailTransport, @unchecked Sendable {
     /// Where and how this transport sends.
     public let configuration: SMTPConfiguration
+    /// How long closing the connection may wait for the server's answer to QUIT, in seconds.
+    public static let closingGrace = 1.0
 
     private let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let dialogue = SMTPDialogue()
+    private let sockets = SocketDeadline()
     private let lock = NSLock()
 
     /// A transport for `configuration`. Nothing is sent and no connection is made until `send`.
@@ -48,7 +55,8 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
     }
 
     deinit {
-        curl_easy_cleanup(handle) // says QUIT on a connection still open
+        // Says QUIT on a connection still open, and would wait minutes for a server that is silent.
+        sockets.run(within: Self.closingGrace) { curl_easy_cleanup(handle) }
         errorBuffer.deallocate()
     }
 
@@ -87,9 +95,14 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
         errorBuffer[0] = 0
         dialogue.begin()
 
-        let result = withExtendedLifetime(source) { curl_easy_perform(handle) }
+        let result = withExtendedLifetime(source) {
+            sockets.run(within: configuration.timeout + Self.closingGrace) { curl_easy_perform(handle) }
+        }
         guard result != CURLE_OK else { return }
-        throw failure(result)
+        let error = failure(result)
+        // After a timeout the server may still answer late, out of step with the next command.
+        if error.scope != .message { sockets.cutOff() }
+        throw error
     }
 
     // MARK: Setup
@@ -140,6 +153,20 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
         try check(crubatch_curl_set_pointer(handle, CURLOPT_DEBUGDATA, Unmanaged.passUnretained(dialogue).toOpaque()),
                   "DEBUGDATA")
         try check(crubatch_curl_set_long(handle, CURLOPT_VERBOSE, 1), "VERBOSE")
+
+        // The sockets, so that a deadline can cut off a server that stops answering.
+        let socketsContext = Unmanaged.passUnretained(sockets).toOpaque()
+        try check(crubatch_curl_set_sockopt_function(handle, { context, socket, _ in
+            guard let context else { return 0 }
+            Unmanaged<SocketDeadline>.fromOpaque(context).takeUnretainedValue().register(socket)
+            return 0 // CURL_SOCKOPT_OK
+        }), "SOCKOPTFUNCTION")
+        try check(crubatch_curl_set_pointer(handle, CURLOPT_SOCKOPTDATA, socketsContext), "SOCKOPTDATA")
+        try check(crubatch_curl_set_closesocket_function(handle, { context, socket in
+            guard let context else { return -1 }
+            return Unmanaged<SocketDeadline>.fromOpaque(context).takeUnretainedValue().close(socket)
+        }), "CLOSESOCKETFUNCTION")
+        try check(crubatch_curl_set_pointer(handle, CURLOPT_CLOSESOCKETDATA, socketsContext), "CLOSESOCKETDATA")
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {

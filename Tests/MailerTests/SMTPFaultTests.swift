@@ -5,7 +5,8 @@ import Testing
 @testable import Mailer
 
 /// What a failure is about, against scripts/faulty-smtp: a refusal of one message lets the next
-/// one go, anything about the session, the login or the server stops the batch.
+/// one go, anything about the session, the login or the server stops the batch; and no call
+/// outlives the timeout by more than the closing grace.
 @Suite("SMTP faults")
 struct SMTPFaultTests {
     static let noSuchUser = "550 5.1.1 <reject@example.edu>: no such user"
@@ -118,6 +119,46 @@ struct SMTPFaultTests {
         #expect(error.scope == .session)
         #expect(error.step == .greeting)
         #expect(error.curlCode == 28) // CURLE_OPERATION_TIMEDOUT
+    }
+
+    @Test func silenceAfterTheDataTimesOutAndClosingDoesNotWaitForIt() throws {
+        let server = try FaultySMTPServer([.init(.endOfData, .silence)])
+        var transport: SMTPTransport? = try SMTPTransport(url: server.url(query: "?timeout=2"))
+        let started = Date()
+        let error = try #require(throws: MailError.self) { try transport?.send(Self.message()) }
+        let sending = Date().timeIntervalSince(started)
+        #expect(sending >= 1.9 && sending < 3, "the send took \(sending) s")
+        #expect(error.scope == .session)
+        #expect(error.step == .content)
+        #expect(error.curlCode == 28) // CURLE_OPERATION_TIMEDOUT
+        #expect(server.events.contains { $0.event == "message" })
+
+        let closing = Date()
+        transport = nil
+        #expect(Date().timeIntervalSince(closing) < SMTPTransport.closingGrace + 0.5)
+    }
+
+    @Test func closingWaitsForQUITAtMostTheGrace() throws {
+        let server = try FaultySMTPServer([.init(.quit, .silence)])
+        var transport: SMTPTransport? = try SMTPTransport(url: server.url())
+        try transport?.send(Self.message())
+        let closing = Date()
+        transport = nil
+        let elapsed = Date().timeIntervalSince(closing)
+        #expect(elapsed >= SMTPTransport.closingGrace - 0.1 && elapsed < SMTPTransport.closingGrace + 0.5,
+                "closing took \(elapsed) s")
+        #expect(server.commands.last == "QUIT")
+    }
+
+    @Test func timedOutConnectionIsNotReused() throws {
+        let server = try FaultySMTPServer([.init(.endOfData, message: 1, .silence)])
+        let transport = try SMTPTransport(url: server.url(query: "?timeout=1"))
+        #expect(throws: MailError.self) { try transport.send(Self.message(id: "lost")) }
+        try transport.send(Self.message(id: "second"))
+        #expect(server.connectionCount == 2)
+        let first = server.events.filter { $0.connection == 1 && $0.event == "command" }.compactMap(\.step)
+        #expect(first == ["ehlo", "mail", "rcpt", "data"])
+        #expect(server.acceptedMessages.count == 1)
     }
 
     @Test func messagesShareOneConnection() throws {
