@@ -33,7 +33,9 @@ struct NotifyCommand: ParsableCommand {
           crubatch notify --watch                   stay up, woken by new joins; stop with SIGTERM
           crubatch notify --quiet                   for cron: silent unless something fails
 
-        Exit codes: 0 delivered; 1 some refused or dead; 69 database or mail server unavailable.
+        A failure that concerns one message (a recipient or the content refused) is that message's alone: notify goes on with the next. A failure of the server or of the login stops the run, and so do \(Notifier.consecutiveFailureLimit) failed messages in a row; the notifications left are postponed without counting an attempt.
+
+        Exit codes: 0 delivered; 1 some refused or dead; 69 database or mail server unavailable (or \(Notifier.consecutiveFailureLimit) messages in a row failed); 78 the mail server refused the login.
         """
     )
 
@@ -97,7 +99,7 @@ struct NotifyCommand: ParsableCommand {
                 return .ok
             }
             let summary = try notifier.deliverDue()
-            let status: ExitStatus = summary.unavailable ? .unavailable : summary.failed + summary.dead > 0 ? .rejected : .ok
+            let status = summary.exitStatus
             // The text summary goes to stderr: stdout carries the messages of a preview.
             if console.json { return console.finish(summary, status: status) }
             if !(console.quiet && status == .ok) {

@@ -1,4 +1,5 @@
 import CruBatch
+import CruBatchTestSupport
 import Foundation
 import PostgresClient
 import Testing
@@ -161,12 +162,13 @@ struct NotifyTests {
         #expect(try database.count("select count(*) from notifications where status = 'sent' and attempts = 1") == 1000)
     }
 
-    @Test("SMTP down: rows stay pending and back off; SMTP back: delivered; too many attempts: dead and listed")
+    @Test("SMTP down: rows postponed, attempts unchanged; SMTP back: delivered; refused too often: dead and listed")
     func retriesAndDead() throws {
         let (database, _) = try databaseWithJoins(2, leaders: 1)
         let down = try notify(database, [], smtp: "smtp://127.0.0.1:1")
         #expect(down.status == 69, "\(down.stderr)")
-        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 1 and next_attempt_at > now() and last_error is not null") == 2)
+        #expect(down.stderr.contains("could not reach the SMTP server"))
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0 and next_attempt_at > now() and last_error is not null") == 2)
         #expect(try MailSink.messages(for: database).isEmpty)
 
         // Not due yet: nothing happens even though the server is back.
@@ -176,17 +178,88 @@ struct NotifyTests {
         let back = try notify(database)
         #expect(back.status == 0)
         #expect(try MailSink.messages(for: database).count == 2)
-        #expect(try database.count("select count(*) from notifications where status = 'sent' and attempts = 2") == 2)
+        #expect(try database.count("select count(*) from notifications where status = 'sent' and attempts = 1") == 2)
 
         let (deadDatabase, _) = try databaseWithJoins(1, leaders: 1)
-        for _ in 0..<2 {
-            _ = try notify(deadDatabase, ["--max-attempts", "2"], smtp: "smtp://127.0.0.1:1")
-            try deadDatabase.connect().execute("update notifications set next_attempt_at = now() where status = 'pending'")
+        let busy = try FaultySMTPServer([.init(.rcpt, .reply("450 4.2.1 mailbox busy, try later"))])
+        let statuses = try (0..<2).map { _ in
+            defer { try? deadDatabase.connect().execute("update notifications set next_attempt_at = now() where status = 'pending'") }
+            return try notify(deadDatabase, ["--max-attempts", "2"], smtp: busy.url()).status
         }
+        #expect(statuses == [0, 1]) // retrying, then dead
         #expect(try deadDatabase.count("select count(*) from notifications where status = 'dead' and attempts = 2") == 1)
         let status = try deadDatabase.run(["status"])
         #expect(status.stdout.contains("1 dead"))
         #expect(status.stdout.contains("after 2 attempts"))
+    }
+
+    @Test("a wrong SMTP password exits 78: no row failed, every row still pending with its attempts unchanged")
+    func wrongPassword() throws {
+        let (database, _) = try databaseWithJoins(3, leaders: 1)
+        let server = try FaultySMTPServer(credentials: (user: "notify", password: "right"))
+        let result = try notify(database, [], smtp: server.url(userInfo: "notify:wr0ng@"))
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("refused the login"))
+        #expect(result.stderr.contains("535 5.7.8 Authentication credentials invalid"))
+        #expect(!result.stderr.contains("wr0ng"))
+        #expect(try database.count("select count(*) from notifications where status = 'failed'") == 0)
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0 and next_attempt_at > now() and last_error like '%535%'") == 3)
+        #expect(server.logins.count == 1)
+        #expect(server.connectionCount == 1)
+        #expect(!server.commands.contains { $0.hasPrefix("MAIL") })
+    }
+
+    @Test("550 for one recipient fails that notification only; the others are sent")
+    func refusedRecipient() throws {
+        let (database, _) = try databaseWithJoins(3, leaders: 1)
+        let server = try FaultySMTPServer([.init(.rcpt, message: 2, .reply("550 5.1.1 no such user"))])
+        let result = try notify(database, [], smtp: server.url())
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("sent 2, failed 1, retrying 0, dead 0, skipped 0"))
+        #expect(server.acceptedMessages.count == 2)
+        let tried = try database.connect().query("select status, last_error from notifications where attempts = 1 order by id").rows
+        #expect(try tried.map { try $0.decode(String.self, 0) } == ["sent", "failed", "sent"])
+        #expect(try tried[1].decode(String.self, 1).contains("no such user"))
+    }
+
+    @Test("a server silent after the data: notify exits within the SMTP timeout and a second; the row tried has 1 attempt")
+    func silentServer() throws {
+        let (database, _) = try databaseWithJoins(3, leaders: 1)
+        let server = try FaultySMTPServer([.init(.endOfData, .silence)])
+        let started = Date()
+        let result = try notify(database, [], smtp: server.url(query: "?timeout=2"))
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(elapsed >= 2 && elapsed < 3.5, "notify took \(elapsed) s")
+        #expect(result.stderr.contains("(after the message data)"))
+        #expect(result.stderr.contains("2 postponed"))
+        #expect(server.events.filter { $0.event == "message" }.count == 1)
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 1 and next_attempt_at > now()") == 1)
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0 and next_attempt_at > now()") == 2)
+    }
+
+    @Test("5 messages refused in a row (4xx) stop the run; the rest are postponed, untried")
+    func consecutiveFailuresStopTheRun() throws {
+        let (database, _) = try databaseWithJoins(7, leaders: 1)
+        let server = try FaultySMTPServer([.init(.rcpt, .reply("451 4.7.1 greylisted, try again later"))])
+        let result = try notify(database, [], smtp: server.url())
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("5 messages in a row failed"))
+        #expect(result.stderr.contains("greylisted"))
+        #expect(server.commands.filter { $0.hasPrefix("RCPT") }.count == Notifier.consecutiveFailureLimit)
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 1") == 5)
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0 and next_attempt_at > now()") == 2)
+    }
+
+    @Test("one run sends all its messages over one SMTP connection")
+    func oneConnectionPerRun() throws {
+        let (database, _) = try databaseWithJoins(4, leaders: 1)
+        let server = try FaultySMTPServer()
+        let result = try notify(database, [], smtp: server.url())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(server.acceptedMessages.count == 4)
+        #expect(server.connectionCount == 1)
+        #expect(server.commands.filter { $0.hasPrefix("EHLO") }.count == 1)
     }
 
     @Test("notify --watch delivers a join inserted by plain SQL within seconds and exits 0 on SIGTERM")

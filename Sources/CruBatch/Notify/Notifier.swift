@@ -20,18 +20,67 @@ public struct NotifyOptions: Sendable {
 /// What one `notify` pass did.
 public struct NotifySummary: Sendable, Equatable, CommandReport {
     public var sent = 0
-    /// Refused for good by the mail server (a 5xx for the recipient); not retried.
+    /// Refused for good by the mail server (a 5xx for this message's recipient or content); not retried.
     public var failed = 0
-    /// Retried later (attempts + 1, next attempt after the backoff).
+    /// Tried and failed for now: retried later (attempts + 1, next attempt after the backoff).
     public var retrying = 0
     public var dead = 0
     public var skipped = 0
-    /// True when the mail server could not be reached (exit 69).
-    public var unavailable = false
+    /// Due but left for a later run because this one stopped: next attempt after the backoff,
+    /// attempts unchanged (the server never judged them).
+    public var postponed = 0
+    /// Why the run stopped before it tried every due notification, if it did.
+    public var stop: NotifyStop?
 
     public var text: String {
         "sent \(sent), failed \(failed), retrying \(retrying), dead \(dead), skipped \(skipped)"
-            + (unavailable ? " (mail server unavailable)" : "")
+            + (stop.map { "; stopped, \(postponed) postponed: \($0.message)" } ?? "")
+    }
+
+    /// 0 all delivered; 1 some refused for good or dead; 69 the mail server unavailable or failing
+    /// message after message; 78 the mail settings refused.
+    public var exitStatus: ExitStatus {
+        switch stop?.reason {
+        case .mailSettings: .configuration
+        case .serverUnavailable, .consecutiveFailures: .unavailable
+        case nil: failed + dead > 0 ? .rejected : .ok
+        }
+    }
+}
+
+/// Why a `notify` run stopped before it tried every due notification.
+public struct NotifyStop: Sendable, Equatable, Encodable {
+    /// What stopped the run.
+    public enum Reason: String, Sendable, Encodable {
+        /// The mail server cannot be used now: unreachable, timing out, closing the session,
+        /// refusing the sender, full or over its sending limit.
+        case serverUnavailable = "server-unavailable"
+        /// The mail server refused the login (or demands one that was not given), or a mail setting
+        /// cannot be used: nothing will go until the settings change.
+        case mailSettings = "mail-settings"
+        /// `Notifier.consecutiveFailureLimit` messages in a row failed.
+        case consecutiveFailures = "consecutive-failures"
+    }
+
+    public var reason: Reason
+    /// What went wrong, in the mail server's words.
+    public var message: String
+
+    /// The stop a failed send calls for: none for a failure of that message alone.
+    init?(_ error: MailError) {
+        switch error.scope {
+        case .message: return nil
+        case .session: reason = .serverUnavailable
+        case .credentials, .configuration: reason = .mailSettings
+        }
+        message = error.message
+    }
+
+    /// The stop after `count` failed messages in a row, the last with `error`: none below the limit.
+    init?(failuresInARow count: Int, last error: MailError) {
+        guard count >= Notifier.consecutiveFailureLimit else { return nil }
+        reason = .consecutiveFailures
+        message = "\(count) messages in a row failed, the last: \(error.message)"
     }
 }
 
@@ -40,6 +89,9 @@ public struct NotifySummary: Sendable, Equatable, CommandReport {
 /// transaction, so a crash re-sends at most the message in flight (with the same Message-ID).
 public final class Notifier {
     public static let channel = "crubatch_notifications"
+    /// After this many failed messages in a row a run stops, whatever the failures: a server that
+    /// refuses everything is not offered every due notification.
+    public static let consecutiveFailureLimit = 5
 
     let connection: PostgresConnection
     let transport: MailTransport
@@ -55,21 +107,24 @@ public final class Notifier {
         database = try connection.query("select current_database()").scalar(String.self)
     }
 
-    /// Delivers everything due now; stops early when the server is unreachable or `shouldStop` says so.
+    /// Delivers everything due now; stops early when `shouldStop` says so, when a failure concerns
+    /// more than its message (the server, the login), or after `consecutiveFailureLimit` failures
+    /// in a row. A stopped run postpones the notifications it did not get to.
     public func deliverDue(shouldStop: () -> Bool = { false }) throws -> NotifySummary {
         var summary = NotifySummary()
+        var failuresInARow = 0
         var previewed = Set<Int>()
-        while !shouldStop() {
+        while !shouldStop() && summary.stop == nil {
             let handled = try connection.transaction { () throws -> Bool in
                 let claimed = try claim(excluding: previewed)
                 guard !claimed.isEmpty else { return false }
-                try deliver(claimed, summary: &summary)
+                try deliver(claimed, summary: &summary, failuresInARow: &failuresInARow)
                 if options.preview { previewed.formUnion(claimed.map(\.notificationID)) }
                 return true
             }
-            if !handled || summary.unavailable { break }
+            if !handled { break }
         }
-        if summary.unavailable && !options.preview { try deferRemaining(summary: &summary) }
+        if let stop = summary.stop, !options.preview { summary.postponed = try postponeDue(because: stop.message) }
         return summary
     }
 
@@ -108,12 +163,13 @@ public final class Notifier {
         var notificationID: Int { join.notificationID }
     }
 
+    /// The notifications due now, as `n`.
+    private static let due: PostgresQuery =
+        "n.status = 'pending' and n.next_attempt_at <= now() and n.membership_id is not null"
+
     /// Locks the next due notification, or for a digest every due notification of the next leader.
     private func claim(excluding previewed: Set<Int>) throws -> [Claimed] {
-        let due: PostgresQuery = """
-            n.status = 'pending' and n.next_attempt_at <= now() and n.membership_id is not null
-            and not n.id = any(\(Array(previewed))::bigint[])
-            """
+        let due: PostgresQuery = "\(Self.due) and not n.id = any(\(Array(previewed))::bigint[])"
         let query: PostgresQuery = options.digest
             ? """
               \(unescaped: Self.joinColumns)
@@ -133,7 +189,7 @@ public final class Notifier {
         }
     }
 
-    private func deliver(_ claimed: [Claimed], summary: inout NotifySummary) throws {
+    private func deliver(_ claimed: [Claimed], summary: inout NotifySummary, failuresInARow: inout Int) throws {
         let skipped = claimed.filter(\.optedOut)
         if !skipped.isEmpty && !options.preview {
             try mark(skipped.map(\.notificationID), "status = 'skipped', last_error = 'leader opted out of notifications'")
@@ -150,9 +206,12 @@ public final class Notifier {
                 try transport.send(message)
             } catch {
                 try recordFailure(ids, error: error, summary: &summary)
-                if error.scope != .message { return }
+                failuresInARow += 1
+                summary.stop = NotifyStop(error) ?? NotifyStop(failuresInARow: failuresInARow, last: error)
+                if summary.stop != nil { return }
                 continue
             }
+            failuresInARow = 0
             if !options.preview {
                 try mark(ids, "status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, message_id = \(message.messageID)")
             }
@@ -160,9 +219,13 @@ public final class Notifier {
         }
     }
 
+    /// Counts an attempt on the notifications of a failed message when the server judged it: it
+    /// refused this message, or the session failed once the message was on its way (a recipient
+    /// given). A failure before that (no connection, the login refused) is no try of the message;
+    /// the stop it causes postpones the notifications without counting.
     private func recordFailure(_ ids: [Int], error: MailError, summary: inout NotifySummary) throws {
-        if error.scope != .message { summary.unavailable = true }
-        guard !options.preview else { return }
+        let judged = error.scope == .message || (error.step ?? .connect) >= .recipient
+        guard judged && !options.preview else { return }
         if error.isPermanent {
             try mark(ids, "status = 'failed', attempts = attempts + 1, last_error = \(error.message)")
             summary.failed += ids.count
@@ -171,7 +234,7 @@ public final class Notifier {
         let result = try connection.query("""
             update notifications set attempts = attempts + 1, last_error = \(error.message),
                 status = case when attempts + 1 >= \(options.maxAttempts) then 'dead' else 'pending' end,
-                next_attempt_at = now() + make_interval(secs => least(\(options.retryBase) * power(2, attempts) * (0.5 + random()), 21600))
+                next_attempt_at = \(backoff)
             where id = any(\(ids)::bigint[]) returning status = 'dead'
             """)
         let dead = try result.rows.filter { try $0.decode(Bool.self, 0) }.count
@@ -179,20 +242,23 @@ public final class Notifier {
         summary.retrying += result.rows.count - dead
     }
 
-    /// After the server proved unreachable: count an attempt on every other due row (no sending), so
-    /// they back off too instead of hammering a server that is down.
-    private func deferRemaining(summary: inout NotifySummary) throws {
-        let result = try connection.query("""
-            update notifications set attempts = attempts + 1, last_error = 'mail server unavailable (not tried)',
-                status = case when attempts + 1 >= \(options.maxAttempts) then 'dead' else 'pending' end,
-                next_attempt_at = now() + make_interval(secs => least(\(options.retryBase) * power(2, attempts) * (0.5 + random()), 21600))
-            where id in (select id from notifications where status = 'pending' and next_attempt_at <= now()
-                         for update skip locked)
-            returning status = 'dead'
-            """)
-        let dead = try result.rows.filter { try $0.decode(Bool.self, 0) }.count
-        summary.dead += dead
-        summary.retrying += result.rows.count - dead
+    /// After the run stopped: every notification still due waits for its backoff, attempts
+    /// unchanged, so a server that is down or a refused login neither is hammered nor brings a
+    /// notification closer to dead. Returns how many were postponed.
+    private func postponeDue(because reason: String) throws -> Int {
+        try connection.query("""
+            update notifications set last_error = \(reason), next_attempt_at = \(backoff)
+            where id in (select n.id from notifications n where \(Self.due) for update skip locked)
+            """).affectedRows
+    }
+
+    /// The next attempt after a failure: the base delay doubled per attempt so far, ±50% jitter,
+    /// at most 6 hours. From the clock, not the transaction's start, which is as old as the send.
+    private var backoff: PostgresQuery {
+        """
+        clock_timestamp()
+            + make_interval(secs => least(\(options.retryBase) * power(2, attempts) * (0.5 + random()), 21600))
+        """
     }
 
     private func mark(_ ids: [Int], _ assignments: PostgresQuery) throws {
