@@ -97,7 +97,7 @@ public final class FaultySMTPServer: @unchecked Sendable {
             process.waitUntilExit()
             let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
             removeScratchDirectory(directory)
-            throw ScratchError("scripts/faulty-smtp did not start (exit \(process.terminationStatus)): \(errors)")
+            throw TestSetupError("scripts/faulty-smtp did not start (exit \(process.terminationStatus)): \(errors)")
         }
         self.port = port
     }

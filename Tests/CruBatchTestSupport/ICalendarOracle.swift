@@ -68,7 +68,7 @@ public enum Python {
     /// A script that prints `MISSING|<what>` and exits 3 lacks a package scripts/test installs.
     public static func run(script: String, arguments: [String] = [], input: Data? = nil) throws -> String {
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ScratchError("\(path) is missing: run the tests with scripts/test, which installs it")
+            throw TestSetupError("\(path) is missing: run the tests with scripts/test, which installs it")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -85,10 +85,10 @@ public enum Python {
         process.waitUntilExit()
         let errors = errorReader()
         if output.hasPrefix("MISSING|") {
-            throw ScratchError("a Python package for this test is missing (\(output.trimmingCharacters(in: .whitespacesAndNewlines))); scripts/test installs it")
+            throw TestSetupError("a Python package for this test is missing (\(output.trimmingCharacters(in: .whitespacesAndNewlines))); scripts/test installs it")
         }
         guard process.terminationStatus == 0 else {
-            throw ScratchError("python failed (\(process.terminationStatus)):\n\(errors)\(output)")
+            throw TestSetupError("python failed (\(process.terminationStatus)):\n\(errors)\(output)")
         }
         return output
     }
