@@ -65,12 +65,13 @@ public final class FaultySMTPServer: @unchecked Sendable {
     /// The port the server listens on.
     public let port: Int
     private let process: Process
+    private let scratch = ScratchDirectory()
     private let directory: String
 
     /// Starts the server; throws when it does not start (with what it printed).
     public init(_ rules: [Rule] = [], credentials: (user: String, password: String)? = nil,
                 lifetime: Double = 60) throws {
-        directory = try makeScratchDirectory()
+        directory = try scratch.folder()
         var arguments = [Self.script, "--log", directory + "/log.jsonl", "--lifetime", String(lifetime)]
         if let credentials { arguments += ["--auth", "\(credentials.user):\(credentials.password)"] }
         for rule in rules { arguments += ["--on", rule.argument] }
@@ -96,7 +97,6 @@ public final class FaultySMTPServer: @unchecked Sendable {
         else {
             process.waitUntilExit()
             let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
-            removeScratchDirectory(directory)
             throw TestSetupError("scripts/faulty-smtp did not start (exit \(process.terminationStatus)): \(errors)")
         }
         self.port = port
@@ -104,7 +104,6 @@ public final class FaultySMTPServer: @unchecked Sendable {
 
     deinit {
         stop()
-        removeScratchDirectory(directory)
     }
 
     /// scripts/faulty-smtp in this repository.

@@ -44,18 +44,6 @@ public func withTemporaryFile<R>(_ bytes: [UInt8], named name: String = "input.c
     }
 }
 
-/// A fresh folder the caller removes (with `removeScratchDirectory`) when its test ends.
-public func makeScratchDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("crubatch-test-" + UUID().uuidString).path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
-/// Removes a folder made by `makeScratchDirectory` and everything in it.
-public func removeScratchDirectory(_ path: String) {
-    try? FileManager.default.removeItem(atPath: path)
-}
-
 /// The UTF-8 bytes of a string.
 public func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 

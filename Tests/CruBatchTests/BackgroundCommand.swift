@@ -4,12 +4,13 @@ import Foundation
 /// several at once, or one killed half-way.
 final class BackgroundCommand {
     private let process = Process()
+    private let scratch = ScratchDirectory()
     private let directory: String
     private let output: FileHandle
     private let errors: FileHandle
 
     init(_ arguments: [String], environment: [String: String]) throws {
-        directory = try TestEnvironment.temporaryDirectory()
+        directory = try scratch.folder()
         _ = FileManager.default.createFile(atPath: directory + "/stdout", contents: nil)
         _ = FileManager.default.createFile(atPath: directory + "/stderr", contents: nil)
         output = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/stdout"))
@@ -27,7 +28,6 @@ final class BackgroundCommand {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     var isRunning: Bool { process.isRunning }

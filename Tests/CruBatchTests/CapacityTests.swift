@@ -4,6 +4,8 @@ import Testing
 
 @Suite("group capacity")
 struct CapacityTests {
+    private let scratch = ScratchDirectory()
+
     /// central-coast with cp-small-tue (capacity 3, Tue 19:00, mixed) holding two members, and
     /// `students` new students on Cal Poly who are in no group: their emails.
     private func databaseWithOneSeatLeft(students: Int) throws -> (TestDatabase, [String]) {
@@ -114,14 +116,12 @@ struct CapacityTests {
     @Test("place and import memberships racing for the last seat: one gets it, the import reports over-capacity")
     func placeAndImportRace() throws {
         let (database, emails) = try databaseWithOneSeatLeft(students: 2)
-        let folder = try TestEnvironment.temporaryDirectory()
-        let answers = folder + "/answers.csv", joins = folder + "/memberships.csv"
-        try """
+        let answers = try scratch.writeFile("answers.csv", """
             First name,Last name,Email,Sex,Year,Campus,Ministries,Availability
             Seat,Seeker,\(emails[0]),Female,Junior,calpoly,cru-calpoly,Tue 7-9pm
 
-            """.write(toFile: answers, atomically: true, encoding: .utf8)
-        try "group,email\ncp-small-tue,\(emails[1])\n".write(toFile: joins, atomically: true, encoding: .utf8)
+            """)
+        let joins = try scratch.writeFile("memberships.csv", "group,email\ncp-small-tue,\(emails[1])\n")
 
         let holder = try database.connect()
         try holder.execute("begin")

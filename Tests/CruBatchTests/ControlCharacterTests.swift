@@ -5,6 +5,8 @@ import Testing
 
 @Suite("control characters")
 struct ControlCharacterTests {
+    private let scratch = ScratchDirectory()
+
     @Test("one-line cells refuse line breaks and other control characters", arguments: [
         ("Ford\r\nBcc: everyone@example.org", "a line break (U+000D) at character 5"),
         ("Ford\nBcc: x", "a line break (U+000A) at character 5"),
@@ -32,11 +34,8 @@ struct ControlCharacterTests {
     @Test("import refuses a name with a line break at file:line:column and loads nothing; a description keeps its own")
     func importRefuses() throws {
         let database = try TestDatabase()
-        let folder = try TestEnvironment.temporaryDirectory()
-        let students = folder + "/students.csv"
         let forged = "bad@example.edu,Eve,\"Smith\r\nBcc: everyone@example.org\"\n"
-        try ("email,first_name,last_name\nok@example.edu,Ok,Student\n" + forged)
-            .write(toFile: students, atomically: true, encoding: .utf8)
+        let students = try scratch.writeFile("students.csv", "email,first_name,last_name\nok@example.edu,Ok,Student\n" + forged)
         let refused = try database.run(["import", "students", students])
         #expect(refused.status == 1)
         let expected = "\(students):3:3: error[control-character]: last_name: contains a line break (U+000D)"
@@ -44,10 +43,9 @@ struct ControlCharacterTests {
         #expect(!refused.stderr.contains("Bcc"))
         #expect(try database.count("select count(*) from people") == 0)
 
-        let campuses = folder + "/campuses.csv", ministries = folder + "/ministries.csv"
-        try "code,name\ncalpoly,Cal Poly\n".write(toFile: campuses, atomically: true, encoding: .utf8)
-        try "code,name,campus,description\ncru-calpoly,Cru,calpoly,\"Weekly meeting.\nBring a friend.\"\n"
-            .write(toFile: ministries, atomically: true, encoding: .utf8)
+        let campuses = try scratch.writeFile("campuses.csv", "code,name\ncalpoly,Cal Poly\n")
+        let ministries = try scratch.writeFile(
+            "ministries.csv", "code,name,campus,description\ncru-calpoly,Cru,calpoly,\"Weekly meeting.\nBring a friend.\"\n")
         #expect(try database.run(["import", "campuses", campuses]).status == 0)
         let loaded = try database.run(["import", "ministries", ministries])
         #expect(loaded.status == 0, "\(loaded.stderr)")

@@ -6,8 +6,11 @@ import Testing
 
 @Suite("export and nightly")
 struct ExportTests {
-    private func exportAll(_ database: TestDatabase) throws -> String {
-        let folder = try TestEnvironment.temporaryDirectory()
+    private let scratch = ScratchDirectory()
+
+    /// Exports every kind into the scratch folder `name`; that folder's path.
+    private func exportAll(_ database: TestDatabase, into name: String) throws -> String {
+        let folder = try scratch.folder(name)
         for kind in Kind.allCases {
             let result = try database.run(["export", kind.rawValue, "--out", "\(folder)/\(kind.fileName)"])
             #expect(result.status == 0, "\(kind): \(result.stderr)")
@@ -18,7 +21,7 @@ struct ExportTests {
     @Test("round trip: export, import into the same and into a fresh database, export again: identical bytes")
     func roundTrip() throws {
         let source = try LoadedDatabase.get()
-        let first = try exportAll(source)
+        let first = try exportAll(source, into: "first")
 
         let again = try source.run(["import", "--dir", first, "--dry-run", "--format", "json"])
         let report = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as! [String: Any]
@@ -29,7 +32,7 @@ struct ExportTests {
         let fresh = try TestDatabase()
         let load = try fresh.run(["import", "--dir", first])
         #expect(load.status == 0, "\(load.stderr)")
-        let second = try exportAll(fresh)
+        let second = try exportAll(fresh, into: "second")
         for kind in Kind.allCases {
             let a = try Data(contentsOf: URL(fileURLWithPath: "\(first)/\(kind.fileName)"))
             let b = try Data(contentsOf: URL(fileURLWithPath: "\(second)/\(kind.fileName)"))
@@ -47,10 +50,10 @@ struct ExportTests {
     func csvInjection() throws {
         let database = try TestDatabase()
         _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
-        let folder = try TestEnvironment.temporaryDirectory()
-        try "email,first_name,last_name\nevil@example.edu,\"=HYPERLINK(\"\"http://x\"\")\",@SUM(A1)\n"
-            .write(toFile: folder + "/students.csv", atomically: true, encoding: .utf8)
-        try "group,email\ncp-small-tue,evil@example.edu\n".write(toFile: folder + "/memberships.csv", atomically: true, encoding: .utf8)
+        let folder = try scratch.folder()
+        try scratch.writeFile("students.csv",
+                              "email,first_name,last_name\nevil@example.edu,\"=HYPERLINK(\"\"http://x\"\")\",@SUM(A1)\n")
+        try scratch.writeFile("memberships.csv", "group,email\ncp-small-tue,evil@example.edu\n")
         let load = try database.run(["import", "--dir", folder])
         #expect(load.status == 0, "\(load.stderr)")
 
@@ -81,7 +84,7 @@ struct ExportTests {
     @Test("nightly twice in one day, then --keep 2 over three days")
     func nightlyFolders() throws {
         let database = try LoadedDatabase.get()
-        let out = try TestEnvironment.temporaryDirectory() + "/n"
+        let out = try scratch.folder() + "/n"
         for _ in 0..<2 {
             let result = try database.run(["nightly", "--out", out, "--date", "2026-11-20"])
             #expect(result.status == 0, "\(result.stderr)")
@@ -115,8 +118,7 @@ struct ExportTests {
     @Test("nightly into a folder that cannot be created exits 73 and creates nothing")
     func nightlyUnwritable() throws {
         let database = try LoadedDatabase.get()
-        let blocker = try TestEnvironment.temporaryDirectory() + "/a-file"
-        try "not a folder".write(toFile: blocker, atomically: true, encoding: .utf8)
+        let blocker = try scratch.writeFile("a-file", "not a folder")
         let result = try database.run(["nightly", "--out", blocker + "/exports"])
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains(blocker))
@@ -127,11 +129,11 @@ struct ExportTests {
     func nightlyDiskFull() throws {
         let database = try LoadedDatabase.get()
         // Size the disk from a real export so the first night fits and the second cannot.
-        let probe = try TestEnvironment.temporaryDirectory()
+        let probe = try scratch.folder("probe")
         #expect(try database.run(["nightly", "--out", probe, "--date", "2026-11-20"]).status == 0)
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: probe + "/latest/manifest.json"))) as! [String: Any]
         let pages = (manifest["files"] as! [[String: Any]]).reduce(1) { $0 + (($1["bytes"] as! Int) + 4095) / 4096 }
-        let mountPoint = try TestEnvironment.temporaryDirectory()
+        let mountPoint = try scratch.folder("disk")
         try runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(pages * 4096 * 3 / 2)", "tmpfs", mountPoint])
         defer { try? runTool("/bin/umount", [mountPoint]) }
 
@@ -157,10 +159,12 @@ struct ExportTests {
 
 @Suite("calendar export")
 struct CalendarExportTests {
+    private let scratch = ScratchDirectory()
+
     @Test("every occurrence of a Tuesday 19:00 group in the exported .ics is a Tuesday at 19:00 local, across DST")
     func exportedGroupCalendar() throws {
         let database = try LoadedDatabase.get()
-        let path = try TestEnvironment.temporaryDirectory() + "/cp.ics"
+        let path = try scratch.folder() + "/cp.ics"
         let result = try database.run(["export", "calendar", "--campus", "calpoly", "--out", path])
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -6,6 +6,12 @@ import Testing
 
 @Suite("import")
 struct ImportTests {
+    private let scratch = ScratchDirectory()
+
+    /// Writes a students.csv into this test's scratch folder (over the last one); its path.
+    private func studentsFile(_ text: String) throws -> String {
+        try scratch.writeFile("students.csv", text)
+    }
 
     @Test("import --dir loads central-coast; running it again inserts and updates nothing")
     func loadCentralCoastTwice() throws {
@@ -53,12 +59,6 @@ struct ImportTests {
         #expect(time == "19:00")
     }
 
-    private func writeFile(_ text: String, name: String = "students.csv") throws -> String {
-        let path = try TestEnvironment.temporaryDirectory() + "/" + name
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     private static let oneBadRow = """
         email,first_name,last_name,phone,school_year
         amy.good@example.edu,Amy,Good,(805) 555-0101,1
@@ -70,7 +70,7 @@ struct ImportTests {
     @Test("one bad row: abort writes nothing; skip loads the rest and the fixed rejects file imports")
     func badRowAbortSkipAndRejects() throws {
         let database = try TestDatabase()
-        let path = try writeFile(Self.oneBadRow)
+        let path = try studentsFile(Self.oneBadRow)
         let before = try database.tableCounts()
 
         let aborted = try database.run(["import", "students", path])
@@ -80,7 +80,7 @@ struct ImportTests {
         #expect(try database.tableCounts() == before)
         #expect(try database.count("select count(*) from import_runs where status = 'rejected'") == 1)
 
-        let rejects = try TestEnvironment.temporaryDirectory() + "/r.csv"
+        let rejects = try scratch.folder() + "/r.csv"
         let skipped = try database.run(["import", "students", path, "--on-error", "skip", "--rejects", rejects])
         #expect(skipped.status == 1)
         #expect(try database.count("select count(*) from people where email in ('amy.good@example.edu', 'cal.good@example.edu')") == 2)
@@ -91,7 +91,7 @@ struct ImportTests {
         let mode = try FileManager.default.attributesOfItem(atPath: rejects)[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
-        try rejected.replacingOccurrences(of: "555-12", with: "(805) 555-0177").write(toFile: rejects, atomically: true, encoding: .utf8)
+        try writeFile(rejects, rejected.replacingOccurrences(of: "555-12", with: "(805) 555-0177"))
         let fixed = try database.run(["import", "students", rejects])
         #expect(fixed.status == 0, "\(fixed.stderr)")
         #expect(try database.connect().query("select phone from people where email = 'ben.bad@example.edu'").text == "+18055550177")
@@ -114,7 +114,7 @@ struct ImportTests {
         let database = try TestDatabase()
         var text = "email,first_name,last_name\n"
         for index in 0..<50 { text += "bad\(index)@@x,First,Last\n" }
-        let result = try database.run(["import", "students", try writeFile(text), "--max-errors", "5"])
+        let result = try database.run(["import", "students", try studentsFile(text), "--max-errors", "5"])
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").filter { $0.contains("error[invalid-email]") }.count == 5)
         #expect(result.stdout.contains("stopped at --max-errors"))
@@ -123,12 +123,12 @@ struct ImportTests {
     @Test("--blank keep leaves stored values; --blank clear erases them")
     func blankCells() throws {
         let database = try TestDatabase()
-        _ = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,805-555-0111\n")])
-        let keep = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n")])
+        _ = try database.run(["import", "students", try studentsFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,805-555-0111\n")])
+        let keep = try database.run(["import", "students", try studentsFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n")])
         #expect(keep.status == 0)
         #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").text == "+18055550111")
         #expect(keep.stdout.contains("students     1         0        0          1"))
-        let clear = try database.run(["import", "students", try writeFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n"),
+        let clear = try database.run(["import", "students", try studentsFile("email,first_name,last_name,phone\nzed@example.edu,Zed,Last,\n"),
                                       "--blank", "clear"])
         #expect(clear.status == 0)
         #expect(try database.connect().query("select phone from people where email = 'zed@example.edu'").text == nil)
@@ -137,8 +137,8 @@ struct ImportTests {
     @Test("an update touches only changed rows")
     func updateCounts() throws {
         let database = try TestDatabase()
-        _ = try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,One\nb@x.edu,B,Two\n")])
-        let result = try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,One\nB@X.edu,Bea,Two\nc@x.edu,C,Three\n"),
+        _ = try database.run(["import", "students", try studentsFile("email,first_name,last_name\na@x.edu,A,One\nb@x.edu,B,Two\n")])
+        let result = try database.run(["import", "students", try studentsFile("email,first_name,last_name\na@x.edu,A,One\nB@X.edu,Bea,Two\nc@x.edu,C,Three\n"),
                                        "--format", "json"])
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         let file = (report["files"] as! [[String: Any]])[0]
@@ -162,7 +162,7 @@ struct ImportTests {
                                              with: "abigail.dangelo@cru.org;tomas.perez@cru.org")
         }.joined(separator: "\r\n")
         #expect(edited != exported.trimmingCharacters(in: .newlines))
-        let result = try database.run(["import", "groups", try writeFile(edited + "\r\n", name: "groups.csv"), "--format", "json"])
+        let result = try database.run(["import", "groups", try scratch.writeFile("groups.csv", edited + "\r\n"), "--format", "json"])
         let file = ((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])["files"] as! [[String: Any]])[0]
         #expect(file["updated"] as? Int == 1, "\(file)")
         #expect(file["inserted"] as? Int == 0)
@@ -210,11 +210,11 @@ struct ImportTests {
         let holder = try database.connect()
         let key = 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: .students)!)
         #expect(try holder.tryAdvisoryLock(key))
-        let result = try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,B\n")])
+        let result = try database.run(["import", "students", try studentsFile("email,first_name,last_name\na@x.edu,A,B\n")])
         #expect(result.status == 75)
         #expect(result.stderr.contains("another import of students"))
         try holder.advisoryUnlock(key)
-        #expect(try database.run(["import", "students", try writeFile("email,first_name,last_name\na@x.edu,A,B\n")]).status == 0)
+        #expect(try database.run(["import", "students", try studentsFile("email,first_name,last_name\na@x.edu,A,B\n")]).status == 0)
     }
 
     @Test("SIGKILL in the middle of a large import leaves the database exactly as before")
@@ -225,7 +225,7 @@ struct ImportTests {
         var text = "email,first_name,last_name,phone,school_year\n"
         text.reserveCapacity(12_000_000)
         for index in 0..<200_000 { text += "kill\(index)@example.edu,First\(index),Last,805-555-\(1000 + index % 9000),\(1 + index % 5)\n" }
-        let path = try writeFile(text)
+        let path = try studentsFile(text)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)

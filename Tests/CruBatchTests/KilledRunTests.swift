@@ -3,17 +3,17 @@ import Testing
 
 @Suite("killed imports")
 struct KilledRunTests {
+    private let scratch = ScratchDirectory()
+
     /// `count` generated students, with `lastName` for all of them: a file to load, then change.
-    private func students(_ count: Int, lastName: String, in folder: String, named name: String) throws -> String {
+    private func students(_ count: Int, lastName: String, named name: String) throws -> String {
         var text = "email,first_name,last_name,phone,school_year\n"
         text.reserveCapacity(count * 64)
         for index in 0..<count {
             text += "student\(index)@example.edu,First\(index),\(lastName),"
             text += "805-555-\(1000 + index % 9000),\(1 + index % 5)\n"
         }
-        let path = folder + "/" + name
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        return try scratch.writeFile(name, text)
     }
 
     /// The import is killed while its UPDATE waits for a row this test holds, as a long statement
@@ -21,14 +21,11 @@ struct KilledRunTests {
     @Test("after SIGKILL the server drops the import within seconds: a new import loads and runs shows the run killed")
     func killedImport() throws {
         let database = try TestDatabase()
-        let folder = try TestEnvironment.temporaryDirectory()
-        let original = try students(20_000, lastName: "Before", in: folder, named: "seed.csv")
+        let original = try students(20_000, lastName: "Before", named: "seed.csv")
         let seed = try database.run(["import", "students", original])
         try #require(seed.status == 0, "\(seed.stderr)")
-        let changed = try students(20_000, lastName: "After", in: folder, named: "changed.csv")
-        let newcomer = folder + "/newcomer.csv"
-        try "email,first_name,last_name\nnew.comer@example.edu,New,Comer\n"
-            .write(toFile: newcomer, atomically: true, encoding: .utf8)
+        let changed = try students(20_000, lastName: "After", named: "changed.csv")
+        let newcomer = try scratch.writeFile("newcomer.csv", "email,first_name,last_name\nnew.comer@example.edu,New,Comer\n")
 
         let holder = try database.connect()
         try holder.execute("begin")

@@ -27,6 +27,8 @@ private func manifestErrors(_ folder: String) throws -> [[String: Any]] {
 
 @Suite("nightly safety")
 struct NightlySafetyTests {
+    private let scratch = ScratchDirectory()
+
     @Test("the file name function refuses every code that could leave its folder", arguments: [
         "..", "../../../escaped-group", "a/b", "", ".hidden", "-dash", "a..b", "Upper", "spa ce", "tab\t",
         String(repeating: "x", count: 64), String(repeating: "x", count: 300),
@@ -56,8 +58,7 @@ struct NightlySafetyTests {
             update campuses set code = '../../../escaped-campus' where code = 'cuesta';
             """)
         let groups = try database.count("select count(*) from community_groups")
-        let root = try makeScratchDirectory()
-        defer { removeScratchDirectory(root) }
+        let root = try scratch.folder()
         let out = root + "/a/b/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         // Where `rosters/../../../escaped-group.csv` inside OUT/.DATE.PID.partial would land.
@@ -91,8 +92,7 @@ struct NightlySafetyTests {
             update events set timezone = 'localtime' where code = 'aia-beach-day';
             """)
         let groups = try database.count("select count(*) from community_groups")
-        let out = try makeScratchDirectory()
-        defer { removeScratchDirectory(out) }
+        let out = try scratch.folder()
 
         let result = try database.run(["nightly", "--out", out, "--date", "2026-11-20"])
         #expect(result.status == 1, "\(result.stderr)")
@@ -122,8 +122,7 @@ struct NightlySafetyTests {
     @Test("--keep 2 with an older --date keeps the folder it wrote; latest stays on the newest")
     func olderDateIsKept() throws {
         let database = try LoadedDatabase.get()
-        let out = try makeScratchDirectory()
-        defer { removeScratchDirectory(out) }
+        let out = try scratch.folder()
         for day in ["2026-11-21", "2026-11-22"] {
             #expect(try database.run(["nightly", "--out", out, "--keep", "2", "--date", day]).status == 0)
         }
@@ -142,8 +141,7 @@ struct NightlySafetyTests {
     @Test("OUT/latest that is a real folder: exit 73 before anything is written or moved")
     func latestFolderIsRefused() throws {
         let database = try LoadedDatabase.get()
-        let out = try makeScratchDirectory()
-        defer { removeScratchDirectory(out) }
+        let out = try scratch.folder()
         try writeFile(out + "/latest/notes.txt", "mine\n")
 
         let result = try database.run(["nightly", "--out", out, "--date", "2026-11-20"])
@@ -157,8 +155,7 @@ struct NightlySafetyTests {
     @Test("partial folders and latest links of killed runs are removed once an hour old; a recent one is left")
     func staleLeftoversAreRemoved() throws {
         let database = try LoadedDatabase.get()
-        let out = try makeScratchDirectory()
-        defer { removeScratchDirectory(out) }
+        let out = try scratch.folder()
         try writeFile(out + "/.2026-11-19.4242.partial/rosters/all.csv", "half\n")
         try writeFile(out + "/.2026-11-19.4343.partial/rosters/all.csv", "still being written\n")
         #expect(symlink("2026-11-19", out + "/.latest.4242") == 0)

@@ -52,6 +52,8 @@ enum MailSink {
 
 @Suite("notify")
 struct NotifyTests {
+    private let scratch = ScratchDirectory()
+
     /// A database with central-coast loaded and `count` new students joined to cp-small-tue's
     /// leaders' new uncapped group; returns the database and the students' emails.
     private func databaseWithJoins(_ count: Int, leaders: Int = 2) throws -> (TestDatabase, [String]) {
@@ -75,9 +77,9 @@ struct NotifyTests {
             csv += "\(email),Joiner\(index),Student,805-555-\(String(1000 + index)),\(1 + index % 5)\n"
             memberships += "notify-test,\(email)\n"
         }
-        let folder = try TestEnvironment.temporaryDirectory()
-        try csv.write(toFile: folder + "/students.csv", atomically: true, encoding: .utf8)
-        try memberships.write(toFile: folder + "/memberships.csv", atomically: true, encoding: .utf8)
+        let folder = try scratch.folder(database.name)
+        try writeFile(folder + "/students.csv", csv)
+        try writeFile(folder + "/memberships.csv", memberships)
         // Only the new joins should be pending: mark central-coast's own as sent already.
         try connection.execute("update notifications set status = 'sent', sent_at = now()")
         let joins = try database.run(["import", "--dir", folder])

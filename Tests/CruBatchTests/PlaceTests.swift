@@ -171,6 +171,8 @@ struct QuestionnaireHeaderTests {
 
 @Suite("place: against the database")
 struct PlaceTests {
+    private let scratch = ScratchDirectory()
+
     private func loadedDatabase() throws -> TestDatabase {
         let database = try TestDatabase()
         let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
@@ -178,11 +180,6 @@ struct PlaceTests {
         return database
     }
 
-    private func writeFile(_ text: String, name: String = "answers.csv") throws -> String {
-        let path = try TestEnvironment.temporaryDirectory() + "/" + name
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
 
     @Test("answers.csv on central-coast: outcomes as expected, every rule holds, the smallest group is chosen")
     func placesFixture() throws {
@@ -348,7 +345,7 @@ struct PlaceTests {
     func capacityAndRepeats() throws {
         let database = try loadedDatabase()
         // Only cp-small-tue (Tue 19:00, mixed, capacity 3, empty) fits juniors free Tue 7-9pm.
-        let path = try writeFile("""
+        let path = try scratch.writeFile("answers.csv", """
             Timestamp,First name,Last name,Email address,Phone number,Sex,What year are you in school?,Which campus do you attend?,Which ministries are you interested in?,When are you free to meet each week?
             9/1/2026 10:00:00,Ana,Uno,ana.uno@example.edu,,Female,Junior,Cal Poly San Luis Obispo,Cru Cal Poly,Tue 7-9pm
             9/1/2026 10:01:00,Bea,Dos,bea.dos@example.edu,,Female,3,calpoly,cru-calpoly,tuesday 7-9pm
@@ -378,14 +375,14 @@ struct PlaceTests {
         try database.connect().execute("""
             delete from memberships where group_id in (select id from community_groups where code like 'cu-%')
             """)
-        let tie = try writeFile("""
+        let tie = try scratch.writeFile("tie.csv", """
             First name,Last name,Email,Sex,Year,Campus,Ministries,Availability
             Eva,Cinco,eva.cinco@example.edu,Female,Freshman,cuesta,cru-cuesta,anytime
             Fay,Seis,fay.seis@example.edu,Female,Freshman,cuesta,cru-cuesta,anytime
             Gia,Siete,gia.siete@example.edu,Female,Freshman,cuesta,cru-cuesta,anytime
             Hana,Ocho,hana.ocho@example.edu,Female,Freshman,cuesta,cru-cuesta,Mon/Tue evenings
 
-            """, name: "tie.csv")
+            """)
         let tied = try database.run(["place", tie, "--format", "csv"])
         #expect(tied.status == 0, "\(tied.stderr)")
         let placed = PlaceFixture.csvRows(tied.stdout).dropFirst().map { $0[4] }
@@ -395,7 +392,7 @@ struct PlaceTests {
     @Test("header aliases, --map, and answers with bad cells: compiler-style diagnostics, no phones")
     func mappingAndDiagnostics() throws {
         let database = try loadedDatabase()
-        let path = try writeFile("""
+        let path = try scratch.writeFile("answers.csv", """
             Submitted,Full name,E-mail,Mobile,Gender,Class,School,Ministry,Best times for you
             9/1/2026,Gil Siete,gil.siete@example.edu,(805) 756-2222,M,Freshman,Cal Poly San Luis Obispo,Cru Cal Poly,Mon evening
             9/1/2026,Hal Ocho,hal.ocho@example,(805) 555-0143,M,Freshman,Cal Poly San Luis Obispo,Cru Cal Poly,Mon evening
@@ -451,7 +448,7 @@ struct PlaceTests {
         let database = try TestDatabase()
         let missing = try database.run(["place", "/nonexistent/answers.csv"])
         #expect(missing.status == 66)
-        let malformed = try writeFile("Email,First name,Last name,Sex,Year,Campus,Ministries,Availability\na@b.edu,\"Ann,B,F,1,calpoly,cru-calpoly,anytime\n")
+        let malformed = try scratch.writeFile("answers.csv", "Email,First name,Last name,Sex,Year,Campus,Ministries,Availability\na@b.edu,\"Ann,B,F,1,calpoly,cru-calpoly,anytime\n")
         let bad = try database.run(["place", malformed])
         #expect(bad.status == 65)
         #expect(bad.stderr.contains("error[malformed-csv]"))

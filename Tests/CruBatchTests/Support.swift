@@ -1,5 +1,7 @@
 import CruBatch
-import CruBatchTestSupport
+// The shared test helpers (CruBatchTestSupport) are visible to every file of this target, as if
+// declared here: its files need no import of their own.
+@_exported import CruBatchTestSupport
 import Foundation
 import PostgresClient
 import Testing
@@ -40,12 +42,6 @@ enum TestEnvironment {
         }
         return root.appendingPathComponent(".build/debug/crubatch").path
     }()
-
-    static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("crubatch-test-" + UUID().uuidString).path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
 }
 
 struct TestSetupError: Error, CustomStringConvertible {
@@ -156,24 +152,24 @@ struct CommandResult {
         env.removeValue(forKey: "DATABASE_URL")
         process.environment = env.merging(environment) { $1 }
         // Files, not pipes: a full pipe would block the child, and files need no reader thread.
-        let directory = try TestEnvironment.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let outPath = directory + "/stdout", errPath = directory + "/stderr"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let outData = try Data(contentsOf: URL(fileURLWithPath: outPath))
-        let errData = try Data(contentsOf: URL(fileURLWithPath: errPath))
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self))
+        return try withScratchDirectory { directory in
+            let outPath = directory + "/stdout", errPath = directory + "/stderr"
+            _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+            let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+            let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            try out.close()
+            try err.close()
+            let outData = try Data(contentsOf: URL(fileURLWithPath: outPath))
+            let errData = try Data(contentsOf: URL(fileURLWithPath: errPath))
+            return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                                 stderr: String(decoding: errData, as: UTF8.self))
+        }
     }
 }
 

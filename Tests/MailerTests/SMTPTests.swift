@@ -159,13 +159,14 @@ struct StdoutTransportTests {
     }
 
     @Test func writesToAFileHandle() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mailer-\(uniqueToken()).eml")
-        #expect(FileManager.default.createFile(atPath: path.path, contents: nil))
-        defer { try? FileManager.default.removeItem(at: path) }
-        let handle = try FileHandle(forWritingTo: path)
-        let message = RenderingTests.message()
-        try StdoutTransport(fileHandle: handle).send(message)
-        try handle.close()
-        #expect(FileManager.default.contents(atPath: path.path) == Data(message.rendered()))
+        try withScratchDirectory { directory in
+            let path = directory + "/message.eml"
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            let message = RenderingTests.message()
+            try StdoutTransport(fileHandle: handle).send(message)
+            try handle.close()
+            #expect(FileManager.default.contents(atPath: path) == Data(message.rendered()))
+        }
     }
 }
