@@ -107,8 +107,7 @@ public final class FaultySMTPServer: @unchecked Sendable {
     }
 
     /// scripts/faulty-smtp in this repository.
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/faulty-smtp").path
+    static let script = TestEnvironment.root.appendingPathComponent("scripts/faulty-smtp").path
 
     /// The smtp:// URL of this server, with `userInfo` ("user:pass@") and `query` ("?timeout=1").
     public func url(userInfo: String = "", query: String = "") -> String {

@@ -9,9 +9,7 @@ struct CapacityTests {
     /// central-coast with cp-small-tue (capacity 3, Tue 19:00, mixed) holding two members, and
     /// `students` new students on Cal Poly who are in no group: their emails.
     private func databaseWithOneSeatLeft(students: Int) throws -> (TestDatabase, [String]) {
-        let database = try TestDatabase()
-        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
-        try #require(load.status == 0, "\(load.stderr)")
+        let database = try TestDatabase(importing: "central-coast")
         let emails = (1...students).map { "seat.seeker\($0)@example.edu" }
         try database.connect().query("""
             insert into people (email, first_name, last_name, sex, school_year, campus_id)

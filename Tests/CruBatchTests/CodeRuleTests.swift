@@ -55,12 +55,8 @@ struct CodeRuleTests {
 
     @Test("migration 3 stops, naming each table and id, when rows break the code rule; nothing is changed")
     func migrationRefusesBadCodes() throws {
-        let admin = try PostgresConnection(try TestEnvironment.adminURL())
-        let name = "crubatch_test_codes_" + String(UUID().uuidString.prefix(8)).lowercased()
-        try admin.execute("create database \(name)")
-        defer { try? admin.execute("drop database if exists \(name) with (force)") }
-        let url = try TestDatabase.url(for: name)
-        let connection = try PostgresConnection(url)
+        let database = try TestDatabase.empty()
+        let connection = try database.connect()
         _ = try Migrator(connection: connection, migrations: Array(Migration.all.prefix(2))).migrate()
         // Written as the app or SQL could before the rule: import never would.
         try connection.execute("""
@@ -73,7 +69,7 @@ struct CodeRuleTests {
         let groups = try connection.query("select string_agg(id::text, ', ' order by id) from community_groups where code <> 'fine'")
             .scalar(String.self)
 
-        let result = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
+        let result = try database.run(["migrate"])
         #expect(result.status == 65, "rows to correct, not a bug in crubatch: \(result.stderr)")
         #expect(!result.stderr.contains("bug"))
         #expect(result.stderr.contains("campuses (id \(campus)); community_groups (id \(groups))"), "\(result.stderr)")

@@ -8,14 +8,6 @@ import Testing
 /// document for every command (errors included), and the scheduled examples run under /bin/sh.
 @Suite("command line: quiet, JSON, schedule, help")
 struct CommandLineTests {
-    /// A database of its own with the sample data loaded and every notification delivered.
-    private static func loadedDatabase() throws -> TestDatabase {
-        let database = try TestDatabase()
-        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
-        try #require(load.status == 0, "\(load.stderr)")
-        return database
-    }
-
     private static var smtp: [String: String] {
         get throws { ["CRUBATCH_SMTP_URL": try MailSink.url(), "CRUBATCH_FROM": "Cru Tests <tests@cru.example>"] }
     }
@@ -39,7 +31,7 @@ struct CommandLineTests {
 
     @Test("--quiet: every command that succeeds with nothing to report prints nothing at all")
     func quietNoOps() throws {
-        let database = try Self.loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         try withScratchDirectory { folder in
             let fixtures = TestEnvironment.fixture("central-coast")
             let answer = try Self.placeableAnswer(in: folder)
@@ -74,7 +66,7 @@ struct CommandLineTests {
 
     @Test("--format json: one document per command, with format 1, the command and its fields")
     func jsonDocuments() throws {
-        let database = try Self.loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         try withScratchDirectory { folder in
             let fixtures = TestEnvironment.fixture("central-coast")
             func document(_ arguments: [String], status: Int32 = 0) throws -> [String: Any] {
@@ -189,7 +181,7 @@ struct CommandLineTests {
 
     @Test("the cron example runs under /bin/sh with the env file example: both jobs succeed silently")
     func cronExampleUnderSh() throws {
-        let database = try Self.loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         try withScratchDirectory { folder in
             let schedule = TestEnvironment.root.appendingPathComponent("scripts/schedule").path
             // The example env file with this test's values, in its own quoting.

@@ -48,8 +48,7 @@ struct ExportTests {
 
     @Test("a roster cell that Excel would run as a formula is neutralised")
     func csvInjection() throws {
-        let database = try TestDatabase()
-        _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        let database = try TestDatabase(importing: "central-coast")
         let folder = try scratch.folder()
         try scratch.writeFile("students.csv",
                               "email,first_name,last_name\nevil@example.edu,\"=HYPERLINK(\"\"http://x\"\")\",@SUM(A1)\n")

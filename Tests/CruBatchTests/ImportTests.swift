@@ -150,8 +150,7 @@ struct ImportTests {
 
     @Test("a row whose only change is its list counts as updated and gets a new updated_at")
     func listOnlyChange() throws {
-        let database = try TestDatabase()
-        _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
         let before = try connection.query("select code, updated_at::text from community_groups order by code").texts
         let exported = try database.run(["export", "groups"]).stdout
@@ -219,21 +218,14 @@ struct ImportTests {
 
     @Test("SIGKILL in the middle of a large import leaves the database exactly as before")
     func killedImportLeavesNothing() throws {
-        let database = try TestDatabase()
-        _ = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        let database = try TestDatabase(importing: "central-coast")
         let before = try database.tableCounts()
         var text = "email,first_name,last_name,phone,school_year\n"
         text.reserveCapacity(12_000_000)
         for index in 0..<200_000 { text += "kill\(index)@example.edu,First\(index),Last,805-555-\(1000 + index % 9000),\(1 + index % 5)\n" }
         let path = try studentsFile(text)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
-        process.arguments = ["import", "students", path]
-        process.environment = ["DATABASE_URL": database.url, "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let importing = try database.start(["import", "students", path])
         // Wait until the import is inside its transaction, streaming rows.
         let watcher = try database.connect()
         var streaming = false
@@ -246,9 +238,8 @@ struct ImportTests {
             if !streaming { usleep(25_000) }
         }
         #expect(streaming, "the import never reached COPY")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        importing.killHard()
+        #expect(importing.terminationReason == .uncaughtSignal)
         // The server notices the dead client and rolls back; wait for its session to go.
         for _ in 0..<200 {
             if try watcher.query("select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'").text == "0" { break }

@@ -8,27 +8,23 @@ import Testing
 struct MigrateTests {
     @Test("migrate applies every migration once; the second run changes nothing")
     func migrateTwice() throws {
-        let admin = try PostgresConnection(try TestEnvironment.adminURL())
-        let name = "crubatch_test_migrate_" + String(UUID().uuidString.prefix(8)).lowercased()
-        try admin.execute("create database \(name)")
-        defer { try? admin.execute("drop database if exists \(name) with (force)") }
-        let url = try TestDatabase.url(for: name)
+        let database = try TestDatabase.empty()
 
-        let first = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
+        let first = try database.run(["migrate"])
         #expect(first.status == 0)
         #expect(first.stdout.contains("applied 1: data model"))
-        let connection = try PostgresConnection(url)
+        let connection = try database.connect()
         let tables = try connection.query("select count(*) from pg_tables where schemaname = 'public'").text
         let migrations = try connection.query("select count(*) from schema_migrations").text
 
-        let second = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
+        let second = try database.run(["migrate"])
         #expect(second.status == 0)
         #expect(second.stdout.contains("up to date"))
         #expect(try connection.query("select count(*) from pg_tables where schemaname = 'public'").text == tables)
         #expect(try connection.query("select count(*) from schema_migrations").text == migrations)
         #expect(migrations == String(Migration.all.count))
 
-        let status = try CommandResult.run(["migrate", "--status"], environment: ["DATABASE_URL": url])
+        let status = try database.run(["migrate", "--status"])
         #expect(status.status == 0)
         #expect(status.stdout.contains("0001  data model"))
         #expect(status.stdout.contains("applied"))
@@ -65,11 +61,7 @@ struct MigrateTests {
 
     @Test("a database without the schema asks for migrate")
     func schemaMissing() throws {
-        let admin = try PostgresConnection(try TestEnvironment.adminURL())
-        let name = "crubatch_test_empty_" + String(UUID().uuidString.prefix(8)).lowercased()
-        try admin.execute("create database \(name)")
-        defer { try? admin.execute("drop database if exists \(name) with (force)") }
-        let result = try CommandResult.run(["status"], environment: ["DATABASE_URL": try TestDatabase.url(for: name)])
+        let result = try TestDatabase.empty().run(["status"])
         #expect(result.status == 65)
         #expect(result.stderr.contains("crubatch migrate"))
     }

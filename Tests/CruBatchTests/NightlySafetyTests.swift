@@ -4,14 +4,6 @@ import Foundation
 import PostgresClient
 import Testing
 
-/// A database of its own holding fixtures/central-coast, for a test that changes it.
-private func loadedCopy() throws -> TestDatabase {
-    let database = try TestDatabase()
-    let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
-    guard load.status == 0 else { throw TestSetupError("loading central-coast failed: \(load.stderr)") }
-    return database
-}
-
 /// The names in a folder, hidden ones included, sorted.
 private func entries(_ folder: String) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
@@ -48,7 +40,7 @@ struct NightlySafetyTests {
 
     @Test("codes written by SQL past the rule: no file outside the folder, that roster or calendar skipped, the rest written (exit 1)")
     func unsafeCodesAreSkipped() throws {
-        let database = try loadedCopy()
+        let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
         try connection.execute("""
             alter table community_groups drop constraint community_groups_code_rule;
@@ -84,7 +76,7 @@ struct NightlySafetyTests {
 
     @Test("a time zone written by SQL that is no tz name: its calendars are skipped with the reason, the rest is written")
     func unknownZoneSkipsItsCalendars() throws {
-        let database = try loadedCopy()
+        let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
         // PostgreSQL knows both names, so nothing stops SQL from writing them. The event is Cal Poly's only.
         try connection.execute("""

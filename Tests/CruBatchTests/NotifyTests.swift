@@ -57,9 +57,7 @@ struct NotifyTests {
     /// A database with central-coast loaded and `count` new students joined to cp-small-tue's
     /// leaders' new uncapped group; returns the database and the students' emails.
     private func databaseWithJoins(_ count: Int, leaders: Int = 2) throws -> (TestDatabase, [String]) {
-        let database = try TestDatabase()
-        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
-        try #require(load.status == 0, "\(load.stderr)")
+        let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
         try connection.execute("""
             insert into community_groups (code, ministry_id, name, meeting_day, meeting_time, location, sex)
@@ -143,19 +141,9 @@ struct NotifyTests {
             """)
         #expect(try database.count("select count(*) from notifications where status = 'pending'") == 1000)
         let url = try MailSink.url()
-        let processes = try (0..<2).map { _ -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
-            process.arguments = ["notify", "--smtp-url", url]
-            process.environment = ["DATABASE_URL": database.url]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
-        }
-        for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+        let notifiers = try (0..<2).map { _ in try database.start(["notify", "--smtp-url", url]) }
+        for notifier in notifiers {
+            #expect(try notifier.finish().status == 0)
         }
         let messages = try MailSink.messages(for: database)
         let ids = messages.compactMap { $0.split(separator: "\n").first { $0.hasPrefix("Message-ID:") } }
@@ -267,14 +255,7 @@ struct NotifyTests {
     @Test("notify --watch delivers a join inserted by plain SQL within seconds and exits 0 on SIGTERM")
     func watchMode() throws {
         let (database, _) = try databaseWithJoins(0, leaders: 1)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
-        process.arguments = ["notify", "--watch", "--smtp-url", try MailSink.url()]
-        process.environment = ["DATABASE_URL": database.url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let watcher = try database.start(["notify", "--watch", "--smtp-url", try MailSink.url()])
         usleep(700_000)
         let connection = try database.connect()
         try connection.execute("""
@@ -290,10 +271,10 @@ struct NotifyTests {
         }
         #expect(delivered)
         #expect(Date().timeIntervalSince(inserted) < 2.5)
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        watcher.terminate()
+        let stopped = try watcher.finish()
+        #expect(watcher.terminationReason == .exit)
+        #expect(stopped.status == 0)
     }
 
     @Test("--digest sends one message per leader; opted-out leaders are skipped; stdout previews change nothing")

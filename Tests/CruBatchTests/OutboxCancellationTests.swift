@@ -43,12 +43,8 @@ struct OutboxCancellationTests {
 
     @Test("migrating cancels the notifications a deleted membership left pending before")
     func migrationCancelsOrphans() throws {
-        let admin = try PostgresConnection(try TestEnvironment.adminURL())
-        let name = "crubatch_test_orphans_" + String(UUID().uuidString.prefix(8)).lowercased()
-        try admin.execute("create database \(name)")
-        defer { try? admin.execute("drop database if exists \(name) with (force)") }
-        let url = try TestDatabase.url(for: name)
-        let connection = try PostgresConnection(url)
+        let database = try TestDatabase.empty()
+        let connection = try database.connect()
         _ = try Migrator(connection: connection, migrations: Array(Migration.all.prefix(2))).migrate()
         try connection.execute("""
             insert into campuses (code, name) values ('calpoly', 'Cal Poly');
@@ -63,7 +59,7 @@ struct OutboxCancellationTests {
             """)
         #expect(try connection.query("select status from notifications").text == "pending")
 
-        let migrate = try CommandResult.run(["migrate"], environment: ["DATABASE_URL": url])
+        let migrate = try database.run(["migrate"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         #expect(try connection.query("select status from notifications").text == "cancelled")
     }

@@ -173,17 +173,9 @@ struct QuestionnaireHeaderTests {
 struct PlaceTests {
     private let scratch = ScratchDirectory()
 
-    private func loadedDatabase() throws -> TestDatabase {
-        let database = try TestDatabase()
-        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
-        try #require(load.status == 0, "\(load.stderr)")
-        return database
-    }
-
-
     @Test("answers.csv on central-coast: outcomes as expected, every rule holds, the smallest group is chosen")
     func placesFixture() throws {
-        let database = try loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
         let groups = try PlaceFixture.groups(connection)
         let path = TestEnvironment.fixture("get-involved/answers.csv")
@@ -286,7 +278,7 @@ struct PlaceTests {
 
     @Test("running place twice places nobody twice and queues no second notification")
     func rerun() throws {
-        let database = try loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         let path = TestEnvironment.fixture("get-involved/answers.csv")
         let imported = try database.count("select count(*) from notifications")
         let first = try database.run(["place", path, "--format", "json"])
@@ -330,7 +322,7 @@ struct PlaceTests {
 
     @Test("--dry-run writes nothing but reports what it would do")
     func dryRun() throws {
-        let database = try loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         let before = try database.tableCounts()
         let result = try database.run(["place", TestEnvironment.fixture("get-involved/answers.csv"), "--dry-run"])
         #expect(result.status == 1)
@@ -343,7 +335,7 @@ struct PlaceTests {
 
     @Test("capacity counts this run's placements; a repeated student is not placed twice; tie-break by members")
     func capacityAndRepeats() throws {
-        let database = try loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         // Only cp-small-tue (Tue 19:00, mixed, capacity 3, empty) fits juniors free Tue 7-9pm.
         let path = try scratch.writeFile("answers.csv", """
             Timestamp,First name,Last name,Email address,Phone number,Sex,What year are you in school?,Which campus do you attend?,Which ministries are you interested in?,When are you free to meet each week?
@@ -391,7 +383,7 @@ struct PlaceTests {
 
     @Test("header aliases, --map, and answers with bad cells: compiler-style diagnostics, no phones")
     func mappingAndDiagnostics() throws {
-        let database = try loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         let path = try scratch.writeFile("answers.csv", """
             Submitted,Full name,E-mail,Mobile,Gender,Class,School,Ministry,Best times for you
             9/1/2026,Gil Siete,gil.siete@example.edu,(805) 756-2222,M,Freshman,Cal Poly San Luis Obispo,Cru Cal Poly,Mon evening
@@ -461,7 +453,7 @@ struct PlaceTests {
 
     @Test("--format json is one document with every answer")
     func jsonReport() throws {
-        let database = try loadedDatabase()
+        let database = try TestDatabase(importing: "central-coast")
         let result = try database.run(["place", TestEnvironment.fixture("get-involved/answers-small.csv"), "--format", "json"])
         #expect(result.status == 1)
         let report = try PlaceFixture.json(result.stdout)
