@@ -125,13 +125,13 @@ struct CapacityTests {
         try holder.execute("begin")
         try holder.query("select id from people where email = \(emails[0]) for update")
         let place = try database.start(["place", answers])
-        try waitUntil("place waits for the student's row") {
+        try #require(waitUntil(timeout: 20) {
             try waitingQueries(database).contains { $0.contains("upserted") }
-        }
+        }, "place never waited for the student's row")
         let importing = try database.start(["import", "memberships", joins])
-        try waitUntil("the import finished or waits for place") {
+        try #require(waitUntil(timeout: 20) {
             try !importing.isRunning || waitingQueries(database).count == 2
-        }
+        }, "the import neither finished nor waited for place")
         try holder.execute("commit")
         let placed = try place.finish(), imported = try importing.finish()
 

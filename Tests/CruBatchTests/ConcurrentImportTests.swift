@@ -15,12 +15,12 @@ struct ConcurrentImportTests {
             let door = try database.connect()
             for kind in Kind.allCases { try door.advisoryLock(Importer.lockKey(kind)) }
             let imports = try [database.start(command), database.start(command)]
-            try waitUntil("both imports wait for a lock") {
+            try #require(waitUntil(timeout: 20) {
                 try database.count("""
                     select count(*) from pg_locks l join pg_database d on d.oid = l.database
                     where d.datname = current_database() and l.locktype = 'advisory' and not l.granted
                     """) == 2
-            }
+            }, "trial \(trial): the imports never both waited for a lock")
             try door.execute("select pg_advisory_unlock_all()")
             for result in try imports.map({ try $0.finish() }) {
                 #expect(result.status == 0, "trial \(trial): exit \(result.status): \(result.stderr)")

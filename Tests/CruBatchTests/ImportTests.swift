@@ -228,22 +228,18 @@ struct ImportTests {
         let importing = try database.start(["import", "students", path])
         // Wait until the import is inside its transaction, streaming rows.
         let watcher = try database.connect()
-        var streaming = false
-        for _ in 0..<200 where !streaming {
-            let state = try watcher.query("""
+        let streaming = try waitUntil(timeout: 5) {
+            try watcher.query("""
                 select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'
                 and state <> 'idle' and query ilike 'copy stage%'
-                """).text
-            streaming = state != "0"
-            if !streaming { usleep(25_000) }
+                """).text != "0"
         }
         #expect(streaming, "the import never reached COPY")
         importing.killHard()
         #expect(importing.terminationReason == .uncaughtSignal)
         // The server notices the dead client and rolls back; wait for its session to go.
-        for _ in 0..<200 {
-            if try watcher.query("select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'").text == "0" { break }
-            usleep(25_000)
+        try waitUntil(timeout: 5) {
+            try watcher.query("select count(*) from pg_stat_activity where datname = current_database() and application_name = 'crubatch'").text == "0"
         }
         #expect(try database.tableCounts() == before)
         #expect(try database.count("select count(*) from people where email like 'kill%'") == 0)

@@ -256,21 +256,17 @@ struct NotifyTests {
     func watchMode() throws {
         let (database, _) = try databaseWithJoins(0, leaders: 1)
         let watcher = try database.start(["notify", "--watch", "--smtp-url", try MailSink.url()])
-        usleep(700_000)
+        // It says so once connected, just before it starts listening (and then delivers what is due).
+        let watching = try waitUntil(timeout: 10) { try watcher.stderrSoFar().contains("watching for new joins") }
+        try #require(watching, "notify --watch never said it was watching")
         let connection = try database.connect()
         try connection.execute("""
             insert into memberships (group_id, person_id)
             select (select id from community_groups where code = 'notify-test'), id from people
             where not is_leader order by email limit 1
             """)
-        let inserted = Date()
-        var delivered = false
-        while !delivered && Date().timeIntervalSince(inserted) < 5 {
-            delivered = try MailSink.messages(for: database).count == 1
-            if !delivered { usleep(50_000) }
-        }
-        #expect(delivered)
-        #expect(Date().timeIntervalSince(inserted) < 2.5)
+        let delivered = try waitUntil(timeout: 2.5) { try MailSink.messages(for: database).count == 1 }
+        #expect(delivered, "no message within 2.5 s of the join")
         watcher.terminate()
         let stopped = try watcher.finish()
         #expect(watcher.terminationReason == .exit)

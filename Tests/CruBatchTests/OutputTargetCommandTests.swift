@@ -17,23 +17,15 @@ struct OutputTargetCommandTests {
         try withScratchDirectory { folder in
             let fifo = folder + "/fifo"
             #expect(mkfifo(fifo, 0o600) == 0)
-            let received = folder + "/received.csv"
-            _ = FileManager.default.createFile(atPath: received, contents: nil)
-            let reader = Process()
-            reader.executableURL = URL(fileURLWithPath: "/bin/cat")
-            reader.arguments = [fifo]
-            reader.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: received))
-            try reader.run()
+            let reader = try BackgroundCommand([fifo], executable: "/bin/cat")
 
             let result = try database.run(["export", "groups", "--out", fifo])
             // A pipe replaced by a file leaves its reader waiting for ever: stop it after a while.
-            let deadline = Date().addingTimeInterval(10)
-            while reader.isRunning && Date() < deadline { usleep(10_000) }
-            if reader.isRunning { kill(reader.processIdentifier, SIGKILL) }
-            reader.waitUntilExit()
+            if !waitUntil(timeout: 10, condition: { !reader.isRunning }) { reader.killHard() }
+            let received = try reader.finish().stdout
             #expect(result.status == 0, "\(result.stderr)")
             let expected = try database.run(["export", "groups", "--out", "-"]).stdout
-            #expect(try String(contentsOfFile: received, encoding: .utf8) == expected)
+            #expect(received == expected)
             #expect(expected.hasPrefix("code,ministry,name,"))
             #expect(fileType(fifo) == S_IFIFO)
         }

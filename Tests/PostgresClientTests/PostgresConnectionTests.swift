@@ -275,11 +275,10 @@ struct PostgresConnectionTests {
         // Notifications sent while nobody waits are kept until the next wait.
         try sender.query("select pg_notify(\(channel), 'one')")
         try sender.query("select pg_notify(\(channel), 'two')")
-        Thread.sleep(forTimeInterval: 0.2)
         var payloads: [String] = []
-        let deadline = Date().addingTimeInterval(5)
-        while payloads.count < 2, Date() < deadline {
+        try waitUntil(timeout: 5) {
             payloads += try listener.waitForNotifications(timeout: 1).map(\.payload)
+            return payloads.count >= 2
         }
         #expect(payloads == ["one", "two"])
     }
