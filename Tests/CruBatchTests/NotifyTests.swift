@@ -4,49 +4,10 @@ import Foundation
 import PostgresClient
 import Testing
 
-/// The SMTP sink scripts/test starts: its URL and Maildir.
-enum MailSink {
-    static func url() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_URL"], !url.isEmpty else {
-            throw TestSetupError("CRUBATCH_TEST_SMTP_URL is not set: run the tests with scripts/test")
-        }
-        return url
-    }
-
-    static func mailbox() throws -> String {
-        guard let path = ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_MAILBOX"], !path.isEmpty else {
-            throw TestSetupError("CRUBATCH_TEST_SMTP_MAILBOX is not set: run the tests with scripts/test")
-        }
-        return path
-    }
-
-    /// Messages delivered for one database (their Message-IDs carry its name).
-    static func messages(for database: TestDatabase) throws -> [String] {
-        let folder = try mailbox() + "/new"
-        return try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { name in
-            let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)
-            return text?.contains(".\(database.name)@crubatch>") == true ? text : nil
-        }
-    }
-
-    /// The decoded plain-text body of a quoted-printable message.
-    static func body(_ message: String) -> String {
-        let raw = message.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n")
-            .replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "=\n", with: "")
-        let utf8 = Array(raw.utf8)
-        var bytes: [UInt8] = []
-        var i = 0
-        while i < utf8.count {
-            if utf8[i] == UInt8(ascii: "="), i + 2 < utf8.count,
-               let value = UInt8(String(decoding: utf8[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
-                bytes.append(value)
-                i += 3
-            } else {
-                bytes.append(utf8[i])
-                i += 1
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+extension MailSink {
+    /// The messages notify sent from one database: their Message-IDs end with `.<database>@crubatch>`.
+    static func messages(for database: TestDatabase) throws -> [ParsedMail] {
+        try messages(containing: ".\(database.name)@crubatch>")
     }
 }
 
@@ -99,16 +60,16 @@ struct NotifyTests {
         let messages = try MailSink.messages(for: database)
         #expect(messages.count == 20)
         for email in emails {
-            let about = messages.filter { MailSink.body($0).contains("Email:       \(email)") }
+            let about = messages.filter { $0.body.contains("Email:       \(email)") }
             #expect(about.count == 2, "\(email)")
             for message in about {
-                let others = emails.filter { $0 != email && MailSink.body(message).contains($0) }
+                let others = emails.filter { $0 != email && message.body.contains($0) }
                 #expect(others.isEmpty, "a message about \(email) mentions \(others)")
-                #expect(MailSink.body(message).contains("Notify Test Group"))
-                #expect(MailSink.body(message).contains("Phone:       +1805555"))
+                #expect(message.body.contains("Notify Test Group"))
+                #expect(message.body.contains("Phone:       +1805555"))
             }
         }
-        let leaders = Set(messages.compactMap { $0.split(separator: "\n").first { $0.hasPrefix("To: ") } })
+        let leaders = Set(messages.compactMap { $0.raw("To") })
         #expect(leaders.count == 2)
         #expect(try database.count("select count(*) from notifications where status = 'sent' and message_id is not null and attempts = 1") >= 20)
 
@@ -146,7 +107,7 @@ struct NotifyTests {
             #expect(try notifier.finish().status == 0)
         }
         let messages = try MailSink.messages(for: database)
-        let ids = messages.compactMap { $0.split(separator: "\n").first { $0.hasPrefix("Message-ID:") } }
+        let ids = messages.compactMap { $0.raw("Message-ID") }
         #expect(messages.count == 1000)
         #expect(Set(ids).count == 1000)
         #expect(try database.count("select count(*) from notifications where status = 'sent' and attempts = 1") == 1000)
@@ -291,7 +252,7 @@ struct NotifyTests {
         #expect(result.status == 0, "\(result.stderr)")
         let messages = try MailSink.messages(for: database)
         #expect(messages.count == 1)
-        for email in emails { #expect(MailSink.body(messages[0]).contains(email)) }
+        for email in emails { #expect(messages[0].body.contains(email)) }
         #expect(try database.count("select count(*) from notifications where status = 'skipped'") == 3)
         #expect(try database.count("select count(*) from notifications where status = 'sent'") >= 3)
     }

@@ -3,51 +3,12 @@ import Foundation
 import Testing
 @testable import Mailer
 
-/// The SMTP sink from `scripts/smtp-sink start`, as exported by `scripts/test`.
-enum Sink {
-    static func url() throws -> String {
-        try #require(ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_URL"].flatMap { $0.isEmpty ? nil : $0 },
-                     "CRUBATCH_TEST_SMTP_URL is not set: run scripts/test, or `scripts/smtp-sink start` and export CRUBATCH_TEST_SMTP_URL=$(scripts/smtp-sink url) CRUBATCH_TEST_SMTP_MAILBOX=$(scripts/smtp-sink dir)")
-    }
-
-    static func mailbox() throws -> URL {
-        let path = try #require(
-            ProcessInfo.processInfo.environment["CRUBATCH_TEST_SMTP_MAILBOX"].flatMap { $0.isEmpty ? nil : $0 },
-            "CRUBATCH_TEST_SMTP_MAILBOX is not set: run scripts/test, or `scripts/smtp-sink start` and export CRUBATCH_TEST_SMTP_MAILBOX=$(scripts/smtp-sink dir)")
-        return URL(fileURLWithPath: path)
-    }
-
-    /// The stored message whose Message-ID is `<messageID>`, waiting up to 10 s for it to appear in
-    /// the Maildir's new/ (or cur/, should a reader have moved it).
-    static func find(messageID: String, in mailbox: URL) async throws -> ParsedMail? {
-        let needle = "<\(messageID)>"
-        let deadline = Date().addingTimeInterval(10)
-        repeat {
-            for folder in ["new", "cur"] {
-                let directory = mailbox.appendingPathComponent(folder)
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-                for name in names {
-                    guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
-                    else { continue }
-                    let text = String(decoding: data, as: UTF8.self)
-                    guard text.contains(needle) else { continue }
-                    let mail = ParsedMail(text)
-                    if mail.raw("Message-ID") == needle { return mail }
-                }
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        } while Date() < deadline
-        return nil
-    }
-}
-
 @Suite("Sending over SMTP")
 struct SMTPTests {
-    @Test func sendsThreeMessagesThroughOneTransportToTheSink() async throws {
-        let url = try Sink.url()
-        let mailbox = try Sink.mailbox()
-        let transport = try SMTPTransport(url: url)
-        let run = uniqueToken()
+    @Test func sendsThreeMessagesThroughOneTransportToTheSink() throws {
+        let transport = try SMTPTransport(url: try MailSink.url())
+        let mailbox = try MailSink.mailbox()
+        let run = uniqueName("run")
         let from = EmailAddress("noreply@crubatch.test", name: "Cru Batch")
         var sent: [EmailMessage] = []
         for index in 1...3 {
@@ -67,8 +28,8 @@ struct SMTPTests {
             sent.append(message)
         }
         for message in sent {
-            let stored = try #require(try await Sink.find(messageID: message.messageID, in: mailbox),
-                                      "message \(message.messageID) not found under \(mailbox.path)/new")
+            let stored = try #require(try MailSink.message(withID: message.messageID),
+                                      "message \(message.messageID) not found in \(mailbox)")
             #expect(stored.header("Subject") == message.subject)
             #expect(stored.raw("To") == message.to[0].rendered)
             #expect(decodeEncodedWords(stored.raw("To") ?? "").contains(message.to[0].name!))
@@ -79,14 +40,14 @@ struct SMTPTests {
         }
     }
 
-    @Test func oneMessageToSeveralRecipients() async throws {
-        let transport = try SMTPTransport(url: try Sink.url())
-        let id = "multi-\(uniqueToken())@crubatch"
+    @Test func oneMessageToSeveralRecipients() throws {
+        let transport = try SMTPTransport(url: try MailSink.url())
+        let id = "\(uniqueName("multi"))@crubatch"
         let message = EmailMessage(from: EmailAddress("noreply@crubatch.test"),
                                    to: [EmailAddress("a@example.edu"), EmailAddress("b@example.edu", name: "B")],
                                    subject: "Two leaders", body: "Both of you.", messageID: id)
         try transport.send(message)
-        let stored = try #require(try await Sink.find(messageID: id, in: try Sink.mailbox()))
+        let stored = try #require(try MailSink.message(withID: id))
         #expect(stored.raw("X-RcptTo") == "a@example.edu, b@example.edu")
         #expect(stored.raw("To") == "a@example.edu, \"B\" <b@example.edu>")
         #expect(stored.body == "Both of you.\n")
