@@ -3,16 +3,11 @@ import CruBatchTestSupport
 import Foundation
 import Testing
 
-/// The csv-spectrum suite kept in the shared folder next to the repository.
+/// The csv-spectrum suite, kept in csv-spectrum/ beside this file (see its README and LICENSE).
 enum Spectrum {
-    /// `<repo>/../shared/conformance/csv-spectrum`, the repo root found from this file's path.
-    static let folder: URL = {
-        let repositoryRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // CSVStreamTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // the repository
-        return repositoryRoot.appendingPathComponent("../shared/conformance/csv-spectrum").standardizedFileURL
-    }()
+    /// The csv-spectrum folder, found from this file's path.
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("csv-spectrum")
 
     /// Every NAME with both csvs/NAME.csv and json/NAME.json.
     static let names: [String] = {
@@ -35,9 +30,8 @@ enum Spectrum {
             code: .malformedCSV, line: 2, column: 2,
             reason: """
                 its cells contain a bare " inside an unquoted cell (37°36'37.8"N); RFC 4180 forbids that and \
-                DESIGN.md §4 makes it malformed-csv (stray quote). The stored JSON also contradicts its CSV \
-                (a lone object, not an array, with phone 1234567890 where the CSV has 2095257564), as in \
-                csv-spectrum commit 9ed330c.
+                CSVReader reports it as malformed-csv (stray quote). The stored JSON also contradicts its CSV \
+                (a lone object, not an array, with phone 1234567890 where the CSV has 2095257564).
                 """),
     ]
 }
