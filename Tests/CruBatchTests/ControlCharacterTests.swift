@@ -1,4 +1,5 @@
 @testable import CruBatch
+import CruBatchTestSupport
 import CSVStream
 import Foundation
 import Testing

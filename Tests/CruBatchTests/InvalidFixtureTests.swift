@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import CSVStream
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import CruBatch
 import Foundation
 import PostgresClient

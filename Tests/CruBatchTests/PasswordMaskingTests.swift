@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import Testing
 
 @Suite("passwords in messages")

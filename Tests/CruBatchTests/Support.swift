@@ -1,6 +1,6 @@
 // The shared test helpers (CruBatchTestSupport) are visible to every file of this target, as if
 // declared here: its files need no import of their own.
-@_exported import CruBatchTestSupport
+import CruBatchTestSupport
 import PostgresClient
 
 extension TestDatabase {

@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import Testing
 @testable import Mailer
 

@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import Foundation
 import Testing
 @testable import Mailer

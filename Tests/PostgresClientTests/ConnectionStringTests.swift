@@ -1,3 +1,4 @@
+import CruBatchTestSupport
 import Credentials
 import PostgresClient
 import Testing
