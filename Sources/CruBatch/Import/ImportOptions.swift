@@ -31,4 +31,10 @@ public struct ImportOptions: Sendable {
     public var waitForLock = false
 
     public init() {}
+
+    /// Opens a file of rows with these options.
+    func openTable(path: String, displayName: String) throws -> any TableReader {
+        try CSVTableReader(reader: CSVReader(path: path, options: CSVReader.Options(
+            displayName: displayName, delimiter: delimiter, encoding: encoding)))
+    }
 }

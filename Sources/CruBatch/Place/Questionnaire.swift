@@ -184,13 +184,17 @@ struct QuestionnaireReader {
         /// The problem that makes the file unreadable, if any (exit 65).
         var fatal: Diagnostic?
         var sha256: String?
+        /// The workbook sheet the answers were on; nil for CSV.
+        var sheet: String?
     }
 
-    func read() throws(FileOpenError) -> Contents {
-        let reader = try CSVReader(path: path, options: CSVReader.Options(displayName: displayName, encoding: encoding))
+    /// Throws when the file cannot be opened (missing, not a workbook, no such sheet).
+    func read() throws -> Contents {
         var contents = Contents()
-        do throws(Diagnostic) {
-            let table = try CSVTableReader(reader: reader)
+        do {
+            let table = try CSVTableReader(reader: CSVReader(path: path, options: CSVReader.Options(
+                displayName: displayName, encoding: encoding)))
+            contents.sheet = table.sheet
             let header = try QuestionnaireHeader(header: table.header, overrides: overrides, file: displayName)
             contents.warnings += table.takeWarnings() + header.warnings
             while let row = try table.next() {
@@ -198,16 +202,16 @@ struct QuestionnaireReader {
                 contents.warnings += table.takeWarnings()
             }
             contents.warnings += table.takeWarnings()
-        } catch {
-            contents.fatal = error
+            contents.sha256 = table.sha256Hex
+        } catch let unreadable as Diagnostic {
+            contents.fatal = unreadable
         }
-        contents.sha256 = reader.sha256Hex
         return contents
     }
 
-    func answer(_ row: CSVRow, header: QuestionnaireHeader) -> QuestionnaireAnswer {
+    func answer(_ row: TableRow, header: QuestionnaireHeader) -> QuestionnaireAnswer {
         var answer = QuestionnaireAnswer(line: row.line)
-        if let shape = row.shapeProblem { answer.diagnostics.append(shape) }
+        answer.diagnostics += row.problems
         func cell(_ field: PlaceField) -> (text: String, column: Int)? {
             header.indexes[field].map { (CellNormalizer.trimmedNFC(row.cells[$0]), $0 + 1) }
         }
