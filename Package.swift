@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         // C libraries, wrapped so Swift can call them; they know nothing of Cru.
@@ -25,13 +26,15 @@ let package = Package(
         // Generic building blocks; none of them knows what a campus or a group is.
         .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
         .target(name: "CSVStream", dependencies: ["CLibCSV", "FileOutput"]),
+        .target(name: "SpreadsheetReader", dependencies: ["CSVStream", "FileOutput", "ZIPFoundation"]),
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
 
         // The domain: kinds, validation, import, export, notify, place.
-        .target(name: "CruBatch", dependencies: ["CSVStream", "FileOutput", "PostgresClient", "Mailer", "ICalendar"]),
+        .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "FileOutput", "PostgresClient", "Mailer",
+                                                     "ICalendar"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
@@ -46,6 +49,7 @@ let package = Package(
         // csv-spectrum/ is data the conformance test reads from beside its source, not a resource.
         .testTarget(name: "CSVStreamTests", dependencies: ["CSVStream", "CruBatchTestSupport"],
                     exclude: ["csv-spectrum"]),
+        .testTarget(name: "SpreadsheetReaderTests", dependencies: ["SpreadsheetReader", "CSVStream", "CruBatchTestSupport"]),
         .testTarget(name: "PostgresClientTests",
                     dependencies: ["PostgresClient", "Credentials", "CruBatchTestSupport"]),
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
