@@ -9,6 +9,8 @@ public struct PlaceOptions: Sendable {
     /// Question titles of the export for fields the built-in names do not recognise (`--map`).
     public var columnMap: [PlaceField: String] = [:]
     public var encoding: TextEncoding = .utf8
+    /// The workbook sheet to read (default: the first); only for .xlsx files.
+    public var sheet: String?
     /// The name diagnostics use for the file (default: the path).
     public var displayName: String?
 
@@ -47,7 +49,7 @@ public struct Placer {
         let started = Date()
         let displayName = options.displayName ?? path
         let contents = try QuestionnaireReader(path: path, displayName: displayName, overrides: options.columnMap,
-                                               encoding: options.encoding).read()
+                                               encoding: options.encoding, sheet: options.sheet).read()
         var report = PlaceReport(file: displayName)
         report.dryRun = options.dryRun
         report.sha256 = contents.sha256

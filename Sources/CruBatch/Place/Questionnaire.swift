@@ -1,5 +1,6 @@
 import CSVStream
 import Foundation
+import SpreadsheetReader
 
 /// A question of the "Get Involved" questionnaire, i.e. a column of its export.
 public enum PlaceField: String, CaseIterable, Sendable, Codable {
@@ -176,6 +177,7 @@ struct QuestionnaireReader {
     let displayName: String
     let overrides: [PlaceField: String]
     let encoding: TextEncoding
+    let sheet: String?
 
     struct Contents {
         var answers: [QuestionnaireAnswer] = []
@@ -192,8 +194,8 @@ struct QuestionnaireReader {
     func read() throws -> Contents {
         var contents = Contents()
         do {
-            let table = try CSVTableReader(reader: CSVReader(path: path, options: CSVReader.Options(
-                displayName: displayName, encoding: encoding)))
+            let table = try TableFile.open(path: path, options: CSVReader.Options(displayName: displayName, encoding: encoding),
+                                           sheet: sheet)
             contents.sheet = table.sheet
             let header = try QuestionnaireHeader(header: table.header, overrides: overrides, file: displayName)
             contents.warnings += table.takeWarnings() + header.warnings
