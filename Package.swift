@@ -22,19 +22,22 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXLSXWriter", path: "Sources/CLibXLSXWriter", pkgConfig: "xlsxwriter",
+                       providers: [.apt(["libxlsxwriter-dev"])]),
 
         // Generic building blocks; none of them knows what a campus or a group is.
         .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
         .target(name: "CSVStream", dependencies: ["CLibCSV", "FileOutput"]),
         .target(name: "SpreadsheetReader", dependencies: ["CSVStream", "FileOutput", "ZIPFoundation"]),
+        .target(name: "SpreadsheetWriter", dependencies: ["CLibXLSXWriter"]),
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
 
         // The domain: kinds, validation, import, export, notify, place.
-        .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "FileOutput", "PostgresClient", "Mailer",
-                                                     "ICalendar"]),
+        .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
+                                                     "PostgresClient", "Mailer", "ICalendar"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
@@ -50,6 +53,7 @@ let package = Package(
         .testTarget(name: "CSVStreamTests", dependencies: ["CSVStream", "CruBatchTestSupport"],
                     exclude: ["csv-spectrum"]),
         .testTarget(name: "SpreadsheetReaderTests", dependencies: ["SpreadsheetReader", "CSVStream", "CruBatchTestSupport"]),
+        .testTarget(name: "SpreadsheetWriterTests", dependencies: ["SpreadsheetWriter", "CruBatchTestSupport"]),
         .testTarget(name: "PostgresClientTests",
                     dependencies: ["PostgresClient", "Credentials", "CruBatchTestSupport"]),
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
