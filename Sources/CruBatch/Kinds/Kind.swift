@@ -6,7 +6,7 @@ public enum Kind: String, Sendable, CaseIterable, Codable {
     public var fileName: String { "\(rawValue).csv" }
 
     /// The extensions of the files `import --dir` recognises: CSV and Excel workbooks.
-    public static let importExtensions = [".csv", ".xlsx"]
+    private static let importExtensions = [".csv", ".xlsx"]
 
     /// The kind a file name stands for (`groups.csv`, `Groups.CSV`, `groups.xlsx`), if any.
     public init?(fileName: String) {
