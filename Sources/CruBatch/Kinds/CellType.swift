@@ -116,7 +116,7 @@ public struct ColumnSpec: Sendable {
         ([name] + aliases + Self.commonAliases[name, default: []]).map(TableHeader.normalizedName)
     }
 
-    /// Aliases shared by every kind that has the column (listed in the README's "CSV formats").
+    /// Aliases shared by every kind that has the column (listed in the README's "File formats").
     static let commonAliases: [String: [String]] = [
         "sex": ["gender"],
         "email": ["e-mail", "email address", "e-mail address", "mail"],
