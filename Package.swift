@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         // C libraries, wrapped so Swift can call them; they know nothing of Cru.
@@ -21,17 +22,22 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXLSXWriter", path: "Sources/CLibXLSXWriter", pkgConfig: "xlsxwriter",
+                       providers: [.apt(["libxlsxwriter-dev"])]),
 
         // Generic building blocks; none of them knows what a campus or a group is.
         .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
         .target(name: "CSVStream", dependencies: ["CLibCSV", "FileOutput"]),
+        .target(name: "SpreadsheetReader", dependencies: ["CSVStream", "FileOutput", "ZIPFoundation"]),
+        .target(name: "SpreadsheetWriter", dependencies: ["CLibXLSXWriter"]),
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
 
         // The domain: kinds, validation, import, export, notify, place.
-        .target(name: "CruBatch", dependencies: ["CSVStream", "FileOutput", "PostgresClient", "Mailer", "ICalendar"]),
+        .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
+                                                     "PostgresClient", "Mailer", "ICalendar"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
@@ -46,6 +52,8 @@ let package = Package(
         // csv-spectrum/ is data the conformance test reads from beside its source, not a resource.
         .testTarget(name: "CSVStreamTests", dependencies: ["CSVStream", "CruBatchTestSupport"],
                     exclude: ["csv-spectrum"]),
+        .testTarget(name: "SpreadsheetReaderTests", dependencies: ["SpreadsheetReader", "CSVStream", "CruBatchTestSupport"]),
+        .testTarget(name: "SpreadsheetWriterTests", dependencies: ["SpreadsheetWriter", "CruBatchTestSupport"]),
         .testTarget(name: "PostgresClientTests",
                     dependencies: ["PostgresClient", "Credentials", "CruBatchTestSupport"]),
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),

@@ -1,5 +1,6 @@
 /// One problem found in an input file, located the way a compiler locates one:
-/// file, physical line, 1-based cell (column), and a stable code staff can look up.
+/// file, physical line, 1-based cell (column), and a stable code staff can look up. In a workbook
+/// the line is the sheet's row number and the location names the sheet and cell (`Sheet1!C14`).
 public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     /// How bad a problem is: errors reject a row or the file, warnings only inform.
     public enum Severity: String, Sendable, Encodable {
@@ -7,6 +8,8 @@ public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     }
 
     public var file: String
+    /// The workbook sheet the row is on; nil for a CSV file.
+    public var sheet: String?
     public var line: Int
     /// 1-based cell number (spreadsheet column), or nil when the problem concerns a whole line or file.
     public var column: Int?
@@ -20,9 +23,10 @@ public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     /// The offending cell text, when showing it is safe (never personal data such as phones).
     public var value: String?
 
-    public init(file: String, line: Int, column: Int? = nil, field: String? = nil, code: DiagnosticCode,
+    public init(file: String, sheet: String? = nil, line: Int, column: Int? = nil, field: String? = nil, code: DiagnosticCode,
                 severity: Severity? = nil, message: String, hint: String? = nil, value: String? = nil) {
         self.file = file
+        self.sheet = sheet
         self.line = line
         self.column = column
         self.field = field
@@ -33,13 +37,45 @@ public struct Diagnostic: Error, Sendable, Hashable, Encodable {
         self.value = value
     }
 
-    /// `file:line:column: error[code]: message (hint)`, the form editors and staff both read.
+    /// `file:line:column: error[code]: message (hint)`, the form editors and staff both read; in a
+    /// workbook `file:Sheet!C14: ...`, the cell as the spreadsheet names it.
     public var rendered: String {
-        var location = "\(file):\(line)"
-        if let column { location += ":\(column)" }
         var text = "\(location): \(severity.rawValue)[\(code.rawValue)]: \(message)"
         if let hint { text += "\n  hint: \(hint)" }
         return text
+    }
+
+    /// The same problem, located on a workbook's sheet (nil: a CSV file).
+    public func inSheet(_ sheet: String?) -> Diagnostic {
+        var located = self
+        located.sheet = sheet
+        return located
+    }
+
+    /// `file:line:column`, or `file:Sheet!C14` (`file:Sheet!14` for a whole row) in a workbook.
+    public var location: String {
+        guard let sheet else { return "\(file):\(line)" + (column.map { ":\($0)" } ?? "") }
+        return "\(file):\(Self.sheetReference(sheet))!\(column.map(Self.columnLetters) ?? "")\(line)"
+    }
+
+    /// The spreadsheet's letters for a 1-based column: 1 A, 26 Z, 27 AA.
+    public static func columnLetters(_ column: Int) -> String {
+        var letters: [Character] = []
+        var rest = column
+        while rest > 0 {
+            rest -= 1
+            letters.append(Character(Unicode.Scalar(UInt8(ascii: "A") + UInt8(rest % 26))))
+            rest /= 26
+        }
+        return String(letters.reversed())
+    }
+
+    /// A sheet name as a formula writes it: quoted (`'Fall 2026'`) unless letters, digits, `_` and `.` only.
+    static func sheetReference(_ name: String) -> String {
+        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
+        }
+        return plain ? name : "'" + name.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
     }
 }
 

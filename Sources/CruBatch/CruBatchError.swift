@@ -1,6 +1,7 @@
 import CSVStream
 import FileOutput
 import PostgresClient
+import SpreadsheetReader
 
 /// The exit statuses crubatch uses (sysexits), so cron and scripts can act on them.
 public enum ExitStatus: Int32, Sendable {
@@ -136,5 +137,11 @@ extension FileOpenError: CommandFailure {
         }
     }
 
+    public var commandMessage: String { description }
+}
+
+extension WorkbookError: CommandFailure {
+    public var exitStatus: ExitStatus { isFileProblem ? .dataError : .usage }
+    public var errorCode: String { isFileProblem ? "unreadable-input" : "usage" }
     public var commandMessage: String { description }
 }

@@ -68,4 +68,37 @@ public final class AtomicFile {
         }
         return (writer.byteCount, writer.finalizeHex())
     }
+
+    /// Commits a file filled by a writer that only takes a path (a C library): `fill` gets the
+    /// hidden temporary path, which exists already with the file's mode, and writes the whole file
+    /// there. Then the file is hashed, fsynced and renamed like any other.
+    @discardableResult
+    public func commit(filledBy fill: (String) throws -> Void) throws -> (bytes: Int, sha256: String) {
+        try fill(temporaryPath)
+        let hasher = SHA256Hasher()
+        var count = 0
+        try readChunks(of: temporaryPath, reportingAs: path) { chunk in
+            hasher.update(chunk)
+            count += chunk.count
+        }
+        try commit()
+        return (count, hasher.finalizeHex())
+    }
+}
+
+/// Reads a file in 64 KiB chunks (after an fsync, so a file another writer just filled is on disk);
+/// errors name `name`.
+func readChunks(of path: String, reportingAs name: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard descriptor >= 0 else { throw OutputError.fromErrno(name) }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw OutputError.fromErrno(name) }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw OutputError.fromErrno(name) }
+        if count == 0 { return }
+        try chunk.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
 }

@@ -68,6 +68,27 @@ public final class OutputFile {
         }
     }
 
+    /// Finishes an output that a writer taking only a path (a C library) produces: a regular file
+    /// is filled at its hidden temporary path (mode 0600 from the start) and renamed; standard
+    /// output, a device, a pipe or a socket gets the bytes of a file filled in a private temporary
+    /// folder, which is removed. Returns the output's size and SHA-256.
+    @discardableResult
+    public func commit(filledBy fill: (String) throws -> Void) throws -> (bytes: Int, sha256: String) {
+        if case .replacing(let file) = sink { return try file.commit(filledBy: fill) }
+        let environment = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        var template = Array(((environment.isEmpty ? "/tmp" : environment) + "/crubatch.XXXXXX").utf8CString)
+        guard let created = mkdtemp(&template) else { throw OutputError.fromErrno(target.path) }
+        let folder = String(cString: created)
+        let staged = folder + "/output"
+        defer {
+            unlink(staged)
+            rmdir(folder)
+        }
+        try AtomicFile(path: staged).commit(filledBy: fill)
+        try readChunks(of: staged, reportingAs: target.path) { try write($0) }
+        return try commit()
+    }
+
     /// Closes a device or socket this object opened (the reader of a pipe then sees its end).
     private func closeOwnDescriptor() {
         guard ownsOpenDescriptor, case .writingThrough(let writer) = sink else { return }

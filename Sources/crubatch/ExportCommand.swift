@@ -1,6 +1,7 @@
 import ArgumentParser
 import CruBatch
 import FileOutput
+import Foundation
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,6 +14,8 @@ struct ExportCommand: ParsableCommand {
           crubatch export groups --out groups.csv
           crubatch export groups --format json
           crubatch export roster --group cp-mens-tue --out roster.csv
+          crubatch export roster --ministry epic-calpoly --format xlsx --out epic.xlsx
+          crubatch export roster --for machines --out roster-flat.csv
           crubatch export roster --campus calpoly --format json --out roster.json
           crubatch export calendar --ministry epic-calpoly --out epic.ics
         """,
@@ -86,14 +89,28 @@ struct ExportKindCommand: ParsableCommand {
 struct ExportRosterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roster",
-        abstract: "Export group rosters: one row per member with the group and its leaders' contacts.")
+        abstract: "Export group rosters: each group with its meeting and its leaders' contacts, and its members.",
+        discussion: """
+        --format csv (the default) is for people unless --for machines: per group a block (Group, Ministry, Meets, a Leader line each), then the members under the headers First name, Last name, Email, Phone, Year, Joined; US phones as (805) 555-0203, years as words, UTF-8 with a BOM. --for machines writes one flat row per member (group_code, ..., joined_at), the columns scripts join on. --format xlsx writes a workbook with a sheet per group (to --out, or to standard output when it is not a terminal). --format json is one document for scripts.
+        """)
 
     @OptionGroup var scope: ScopeOptions
-    @Option(help: "csv or json.") var format: RosterFormat = .csv
+    @Option(help: "csv, json or xlsx.") var format: RosterFormat = .csv
+    @Option(name: .customLong("for"), help: "Who reads a CSV roster: people (the default) or machines (one flat row per member).")
+    var audience: RosterAudience?
     @OptionGroup var output: ExportOutputOptions
     @OptionGroup var database: DatabaseOptions
 
-    enum RosterFormat: String, ExpressibleByArgument, CaseIterable { case csv, json }
+    enum RosterFormat: String, ExpressibleByArgument, CaseIterable { case csv, json, xlsx }
+
+    func validate() throws {
+        if audience != nil && format != .csv {
+            throw ValidationError("--for applies to CSV rosters (a workbook is for people, JSON for scripts)")
+        }
+        if format == .xlsx && (try? output.target()) == .standardOutput && isatty(STDOUT_FILENO) != 0 {
+            throw ValidationError("an .xlsx roster is a binary file: give --out FILE.xlsx or redirect standard output")
+        }
+    }
 
     func run() throws {
         let console = output.console(json: format == .json)
@@ -101,10 +118,17 @@ struct ExportRosterCommand: ParsableCommand {
             let exporter = try Exporter(connection: database.connect())
             try exporter.requireExists(scope.scope)
             let target = try output.target()
-            let file = format == .csv ? try exporter.exportRosterCSV(scope.scope, to: target)
-                : try exporter.exportRosterJSON(scope.scope, to: target)
+            let file: ExportedFile
+            switch (format, audience ?? .people) {
+            case (.csv, .people): file = try exporter.exportPeopleRosterCSV(scope.scope, to: target)
+            case (.csv, .machines): file = try exporter.exportRosterCSV(scope.scope, to: target)
+            case (.json, _): file = try exporter.exportRosterJSON(scope.scope, to: target)
+            case (.xlsx, _): file = try exporter.exportRosterWorkbook(scope.scope, to: target)
+            }
             output.noteWritten(file, "members")
             return .ok
         }
     }
 }
+
+extension RosterAudience: ExpressibleByArgument {}

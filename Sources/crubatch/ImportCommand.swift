@@ -5,6 +5,9 @@ import Foundation
 
 /// Options `import` and `validate` share: how to read the file and how to report.
 struct ReadOptions: ParsableArguments {
+    @Option(help: "The sheet of an .xlsx workbook to read (default: the first).")
+    var sheet: String?
+
     @Option(help: "Field delimiter: , ; or TAB (default: sniffed from the header line).")
     var delimiter: String?
 
@@ -12,6 +15,7 @@ struct ReadOptions: ParsableArguments {
     var encoding: String = "utf-8"
 
     func apply(to options: inout ImportOptions) throws {
+        options.sheet = sheet
         if let delimiter {
             switch delimiter {
             case ",", "comma": options.delimiter = UInt8(ascii: ",")
@@ -30,15 +34,16 @@ struct ReadOptions: ParsableArguments {
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Validate a CSV file and load it (insert new rows, update changed ones).",
+        abstract: "Validate a CSV file or Excel workbook and load it (insert new rows, update changed ones).",
         discussion: """
-        KIND is one of: \(Kind.acceptedList). The file's header names the columns (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work). Rows are matched on their natural key (code, email or url) and the whole load is one transaction: by default nothing is written if any row is bad.
+        KIND is one of: \(Kind.acceptedList). FILE is CSV or an Excel workbook (.xlsx: its first sheet, or --sheet NAME). The file's header names the columns (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work). Rows are matched on their natural key (code, email or url) and the whole load is one transaction: by default nothing is written if any row is bad.
 
         Examples:
           crubatch import groups groups.csv --dry-run
           crubatch import students students.csv --on-error skip --rejects rejects.csv
           crubatch import --dir fixtures/central-coast
           crubatch import leaders leaders.csv --encoding windows-1252
+          crubatch import students fall-signups.xlsx --sheet "Cal Poly"
 
         Exit codes: 0 loaded; 1 rows rejected; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
         """
@@ -47,10 +52,10 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: "The kind of data (\(Kind.acceptedList)).")
     var kind: Kind?
 
-    @Argument(help: "The CSV file.")
+    @Argument(help: "The CSV file or .xlsx workbook.")
     var file: String?
 
-    @Option(help: "Load every known file (campuses.csv, groups.csv, ...) in DIR in dependency order, in one transaction.")
+    @Option(help: "Load every known file (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR in dependency order, in one transaction.")
     var dir: String?
 
     @Flag(help: "Check everything against the database, report what would change, write nothing.")
@@ -82,6 +87,9 @@ struct ImportCommand: ParsableCommand {
         if dir != nil && (kind != nil || file != nil) {
             throw ValidationError("--dir loads a whole folder; do not also give KIND and FILE")
         }
+        if dir != nil && read.sheet != nil {
+            throw ValidationError("--sheet chooses the sheet of one workbook; with --dir each workbook's first sheet is read")
+        }
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
     }
 
@@ -109,6 +117,8 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
         Diagnostics name the file, line and column, e.g.
           groups.csv:14:2: error[unknown-reference]: ministry "epik" does not exist (did you mean "epic"?)
+        and in a workbook the sheet and cell:
+          students.xlsx:Sheet1!C14: error[invalid-email]: email: not a valid email address
 
         Exit codes: 0 valid (warnings allowed); 1 invalid rows; 65 unreadable file; 66 no such file; 69 database unavailable.
         """
@@ -117,7 +127,7 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "The kind of data (\(Kind.acceptedList)).")
     var kind: Kind
 
-    @Argument(help: "The CSV file.")
+    @Argument(help: "The CSV file or .xlsx workbook.")
     var file: String
 
     @OptionGroup var read: ReadOptions

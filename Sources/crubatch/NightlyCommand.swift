@@ -13,11 +13,15 @@ struct NightlyCommand: ParsableCommand {
 
         Example (cron, 02:30 every night; --quiet so cron mails only failures):
           30 2 * * *  crubatch nightly --quiet --out /srv/cru/exports --keep 14
+        Rosters as workbooks for staff to open:
+          crubatch nightly --out /srv/cru/exports --rosters xlsx
         """
     )
 
     @Option(help: "The folder that receives the dated folders.") var out: String
     @Option(help: "How many dated folders to keep.") var keep: Int = 14
+    @Option(help: "csv: flat rosters for machines; xlsx: workbooks for people (all.xlsx with a sheet per group, and one per group).")
+    var rosters: NightlyExport.RosterFormat = .csv
     @Option(help: "The day to file the export under (YYYY-MM-DD; default today), e.g. to redo a missed night.")
     var date: String?
     @OptionGroup var output: OutputOptions
@@ -40,7 +44,7 @@ struct NightlyCommand: ParsableCommand {
         let console = output.console("nightly")
         try console.run {
             let job = NightlyExport(connection: try database.connect(), outputDirectory: out, keep: keep,
-                                    date: date.flatMap(Self.parse) ?? Date())
+                                    date: date.flatMap(Self.parse) ?? Date(), rosters: rosters)
             let (folder, manifest) = try job.run()
             for skipped in manifest.errors {
                 console.warn("crubatch: skipped \(skipped.file ?? "a file"): \(skipped.error)")
@@ -49,3 +53,5 @@ struct NightlyCommand: ParsableCommand {
         }
     }
 }
+
+extension NightlyExport.RosterFormat: ExpressibleByArgument {}

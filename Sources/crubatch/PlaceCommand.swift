@@ -18,13 +18,17 @@ struct PlaceCommand: ParsableCommand {
           crubatch place answers.csv --dry-run
           crubatch place answers.csv --format csv > placements.csv
           crubatch place form.csv --map availability="When can you meet?"
+          crubatch place "Get Involved (Responses).xlsx" --sheet "Form Responses 1"
 
         Exit codes: 0 every answer placed; 1 some could not be placed; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another place is running.
         """
     )
 
-    @Argument(help: "The questionnaire export (CSV).")
+    @Argument(help: "The questionnaire export (CSV or .xlsx).")
     var file: String
+
+    @Option(help: "The sheet of an .xlsx workbook to read (default: the first).")
+    var sheet: String?
 
     @Flag(help: "Place everything in a transaction, report, and roll back: write nothing.")
     var dryRun = false
@@ -78,6 +82,7 @@ struct PlaceCommand: ParsableCommand {
         options.dryRun = dryRun
         options.columnMap = try columnMap()
         options.encoding = TextEncoding(rawValue: encoding.lowercased()) ?? .utf8
+        options.sheet = sheet
         let console = Console(command: "place", quiet: quiet, json: format == .json)
         try console.run {
             let report = try Placer(options: options).run(path: file, connect: database.connect)

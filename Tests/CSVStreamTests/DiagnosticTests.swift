@@ -242,10 +242,10 @@ struct DiagnosticTests {
 
     @Test("header names normalise case, spaces, _ and -")
     func normalizedNames() {
-        #expect(CSVTableReader.normalizedName("First Name") == "firstname")
-        #expect(CSVTableReader.normalizedName("first_name") == "firstname")
-        #expect(CSVTableReader.normalizedName("E-Mail") == "email")
-        #expect(CSVTableReader.normalizedName("  ") == "")
+        #expect(TableHeader.normalizedName("First Name") == "firstname")
+        #expect(TableHeader.normalizedName("first_name") == "firstname")
+        #expect(TableHeader.normalizedName("E-Mail") == "email")
+        #expect(TableHeader.normalizedName("  ") == "")
     }
 
     // MARK: extra-cell, missing-cell
@@ -255,9 +255,9 @@ struct DiagnosticTests {
         let outcome = try readTable("a,b\n1,2\n3,4,5\n6,7,,\n8,9,,x\n")
         #expect(outcome.error == nil)
         #expect(outcome.rows.map(\.line) == [2, 3, 4, 5])
-        #expect(outcome.rows[0].shapeProblem == nil)
+        #expect(outcome.rows[0].problems.isEmpty)
 
-        let extra = try #require(outcome.rows[1].shapeProblem)
+        let extra = try #require(outcome.rows[1].problems.first)
         #expect(extra.code == .extraCell)
         #expect(extra.line == 3)
         #expect(extra.column == 3)
@@ -265,10 +265,10 @@ struct DiagnosticTests {
         #expect(outcome.rows[1].originalCells == ["3", "4", "5"])
 
         // Trailing empty cells (spreadsheet padding) are not a problem.
-        #expect(outcome.rows[2].shapeProblem == nil)
+        #expect(outcome.rows[2].problems.isEmpty)
         #expect(outcome.rows[2].cells == ["6", "7"])
 
-        let late = try #require(outcome.rows[3].shapeProblem)
+        let late = try #require(outcome.rows[3].problems.first)
         #expect(late.code == .extraCell)
         #expect(late.column == 4)
     }
@@ -277,7 +277,7 @@ struct DiagnosticTests {
     func missingCell() throws {
         let outcome = try readTable("a,b,c\n1\n1,2,3\n")
         #expect(outcome.error == nil)
-        let problem = try #require(outcome.rows.first?.shapeProblem)
+        let problem = try #require(outcome.rows.first?.problems.first)
         #expect(problem.code == .missingCell)
         #expect(problem.line == 2)
         #expect(problem.column == 2)
@@ -286,7 +286,7 @@ struct DiagnosticTests {
         #expect(!problem.code.isFatalToFile)
         #expect(outcome.rows[0].cells == ["1", "", ""])
         #expect(outcome.rows[0].originalCells == ["1"])
-        #expect(outcome.rows[1].shapeProblem == nil)
+        #expect(outcome.rows[1].problems.isEmpty)
     }
 
     // MARK: blank-row

@@ -51,7 +51,7 @@ func read(_ text: String, options: CSVReader.Options = .init()) throws -> ReadOu
 /// What a `CSVTableReader` produced: header, rows and warnings, or the diagnostic it threw.
 struct TableOutcome {
     var header: [String] = []
-    var rows: [CSVRow] = []
+    var rows: [TableRow] = []
     var warnings: [Diagnostic] = []
     var error: Diagnostic?
 }

@@ -47,6 +47,7 @@ struct CommandLineTests {
                 ["validate", "groups", fixtures + "/groups.csv", "--quiet"],
                 ["export", "groups", "--out", folder + "/groups.csv", "--quiet"],
                 ["export", "roster", "--campus", "calpoly", "--out", folder + "/roster.csv", "--quiet"],
+                ["export", "roster", "--campus", "calpoly", "--format", "xlsx", "--out", folder + "/roster.xlsx", "-q"],
                 ["export", "calendar", "--campus", "calpoly", "--out", folder + "/calpoly.ics", "--quiet"],
                 ["nightly", "--out", folder + "/nightly", "--quiet"],
                 ["place", answer, "--quiet"],

@@ -57,7 +57,7 @@ struct ExportTests {
         #expect(load.status == 0, "\(load.stderr)")
 
         let roster = folder + "/roster.csv"
-        let result = try database.run(["export", "roster", "--group", "cp-small-tue", "--out", roster])
+        let result = try database.run(["export", "roster", "--group", "cp-small-tue", "--for", "machines", "--out", roster])
         #expect(result.status == 0, "\(result.stderr)")
         let text = try String(contentsOfFile: roster, encoding: .utf8)
         #expect(text.contains(",\"'=HYPERLINK(\"\"http://x\"\")\",'@SUM(A1),evil@example.edu,"))

@@ -3,7 +3,7 @@ import CruBatchTestSupport
 import CSVStream
 import Testing
 
-/// The cell normalisation of the README's "CSV formats", value by value.
+/// The cell normalisation of the README's "File formats", value by value.
 @Suite("cell normalisation")
 struct NormalizerTests {
     private func value(_ text: String, _ type: CellType) -> String? {

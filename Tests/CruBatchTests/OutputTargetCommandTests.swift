@@ -39,7 +39,8 @@ struct OutputTargetCommandTests {
             try FileManager.default.createDirectory(atPath: folder + "/links", withIntermediateDirectories: true)
             #expect(symlink("../real/roster.csv", folder + "/links/roster.csv") == 0)
 
-            let result = try database.run(["export", "roster", "--group", "cp-small-tue", "--out", folder + "/links/roster.csv"])
+            let result = try database.run(["export", "roster", "--group", "cp-small-tue", "--for", "machines",
+                                           "--out", folder + "/links/roster.csv"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(fileType(folder + "/links/roster.csv") == S_IFLNK)
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder + "/links/roster.csv") == "../real/roster.csv")

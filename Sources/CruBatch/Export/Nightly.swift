@@ -3,10 +3,11 @@ import CSVStream
 import Foundation
 import PostgresClient
 
-/// The nightly job: every roster, every kind and the calendars into `DIR/YYYY-MM-DD/` with a
-/// `manifest.json`, built in a temporary folder and renamed into place in one step, so a failure
-/// leaves no dated folder and the previous one untouched. `DIR/latest` points to the newest.
-/// A file that bad data keeps from being written is skipped and listed in the manifest's `errors`.
+/// The nightly job: every roster (CSV for machines, or workbooks), every kind and the calendars
+/// into `DIR/YYYY-MM-DD/` with a `manifest.json`, built in a temporary folder and renamed into
+/// place in one step, so a failure leaves no dated folder and the previous one untouched.
+/// `DIR/latest` points to the newest. A file that bad data keeps from being written is skipped and
+/// listed in the manifest's `errors`.
 public struct NightlyExport {
     /// The manifest: what each file holds and its checksum, and which files were skipped and why.
     public struct Manifest: Codable, Sendable {
@@ -23,20 +24,28 @@ public struct NightlyExport {
         public var error: String
     }
 
+    /// The file format of the rosters: flat CSV for machines (the default) or workbooks for people.
+    public enum RosterFormat: String, Sendable, CaseIterable {
+        case csv, xlsx
+    }
+
     let connection: PostgresConnection
     let outputDirectory: String
     let keep: Int
     let date: Date
+    let rosters: RosterFormat
 
     /// Leftovers of an interrupted run (its `.DATE.PID.partial` folder, its `.latest.PID` link) are
     /// removed once they are this old, so that a run still under way keeps its own.
     static let leftoverAge: TimeInterval = 3600
 
-    public init(connection: PostgresConnection, outputDirectory: String, keep: Int, date: Date) {
+    public init(connection: PostgresConnection, outputDirectory: String, keep: Int, date: Date,
+                rosters: RosterFormat = .csv) {
         self.connection = connection
         self.outputDirectory = outputDirectory
         self.keep = keep
         self.date = date
+        self.rosters = rosters
     }
 
     /// The dated folder's name for a day: `YYYY-MM-DD`.
@@ -114,10 +123,16 @@ public struct NightlyExport {
                 errors.append(SkippedFile(file: relative, error: error.description))
             }
         }
-        try add("rosters", "all.csv") { try exporter.exportRosterCSV(.everything, to: $0) }
+        func roster(_ scope: ExportScope, to target: OutputTarget) throws -> ExportedFile {
+            switch rosters {
+            case .csv: try exporter.exportRosterCSV(scope, to: target)
+            case .xlsx: try exporter.exportRosterWorkbook(scope, to: target)
+            }
+        }
+        try add("rosters", "all.\(rosters.rawValue)") { try roster(.everything, to: $0) }
         for code in try exporter.groupCodes() {
-            try add("rosters", Self.fileName(for: code, of: "group", extension: "csv")) {
-                try exporter.exportRosterCSV(.group(code), to: $0)
+            try add("rosters", Self.fileName(for: code, of: "group", extension: rosters.rawValue)) {
+                try roster(.group(code), to: $0)
             }
         }
         for kind in Kind.allCases {

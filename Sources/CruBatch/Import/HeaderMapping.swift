@@ -15,9 +15,9 @@ struct HeaderMapping {
     init(header: [String], spec: KindSpec, file: String) throws(Diagnostic) {
         var indexes = [Int?](repeating: nil, count: spec.columns.count)
         var warnings: [Diagnostic] = []
-        let ignored = Set(Self.rejectColumns.map(CSVTableReader.normalizedName))
+        let ignored = Set(Self.rejectColumns.map(TableHeader.normalizedName))
         for (position, name) in header.enumerated() {
-            let key = CSVTableReader.normalizedName(name)
+            let key = TableHeader.normalizedName(name)
             guard let column = spec.columns.firstIndex(where: { $0.matchKeys.contains(key) }) else {
                 if !ignored.contains(key) {
                     let known = spec.columns.map(\.name)

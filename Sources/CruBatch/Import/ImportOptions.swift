@@ -1,4 +1,5 @@
 import CSVStream
+import SpreadsheetReader
 
 /// How `import` and `validate` treat a file (the import options of `crubatch import --help`).
 public struct ImportOptions: Sendable {
@@ -26,9 +27,17 @@ public struct ImportOptions: Sendable {
     public var rejectsPath: String?
     public var delimiter: UInt8?
     public var encoding: TextEncoding = .utf8
+    /// The workbook sheet to read (default: the first); only for .xlsx files.
+    public var sheet: String?
     public var blank: Blank = .keep
     /// Wait for another import of the same kind to finish instead of exiting 75.
     public var waitForLock = false
 
     public init() {}
+
+    /// Opens a file of rows with these options: a CSV file, or a workbook's sheet.
+    func openTable(path: String, displayName: String) throws -> any TableReader {
+        try TableFile.open(path: path, options: CSVReader.Options(displayName: displayName, delimiter: delimiter,
+                                                                  encoding: encoding), sheet: sheet)
+    }
 }

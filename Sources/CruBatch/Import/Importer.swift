@@ -33,9 +33,15 @@ public struct Importer {
             throw CruBatchError.fileNotFound(directory)
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        let found = names.compactMap { name in Kind(fileName: name).map { ($0, name) } }
+        let found = names.sorted().compactMap { name in Kind(fileName: name).map { ($0, name) } }
         guard !found.isEmpty else {
-            throw CruBatchError.usage("\(directory) holds none of: \(Kind.allCases.map(\.fileName).joined(separator: ", "))")
+            throw CruBatchError.usage("\(directory) holds none of: \(Kind.allCases.map(\.fileName).joined(separator: ", ")) (or .xlsx)")
+        }
+        for kind in Kind.allCases {
+            let files = found.filter { $0.0 == kind }.map(\.1)
+            if files.count > 1 {
+                throw CruBatchError.usage("\(directory) holds \(files.joined(separator: " and ")): keep one file per kind")
+            }
         }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         return found.sorted { Kind.allCases.firstIndex(of: $0.0)! < Kind.allCases.firstIndex(of: $1.0)! }

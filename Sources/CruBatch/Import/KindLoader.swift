@@ -32,24 +32,28 @@ struct KindLoader {
 
     func load(path: String, displayName: String) throws -> KindLoadResult {
         let started = Date()
-        var result = try loadTimed(path: path, displayName: displayName)
+        var result = KindLoadResult(counts: KindCounts(kind: spec.kind, file: displayName))
+        do {
+            let table = try options.openTable(path: path, displayName: displayName)
+            try loadTimed(table, into: &result)
+            // Every problem found in a workbook's rows, here or in the database, names their sheet.
+            result.diagnostics = result.diagnostics.map { $0.inSheet(table.sheet) }
+        } catch let unreadableHeader as Diagnostic {
+            result.diagnostics.append(unreadableHeader)
+            result.fatal = true
+        }
         result.counts.seconds = Date().timeIntervalSince(started)
         return result
     }
 
-    private func loadTimed(path: String, displayName: String) throws -> KindLoadResult {
-        var result = KindLoadResult(counts: KindCounts(kind: spec.kind, file: displayName))
-        let reader = try CSVReader(path: path, options: CSVReader.Options(
-            displayName: displayName, delimiter: options.delimiter, encoding: options.encoding))
-        let table: CSVTableReader
+    private func loadTimed(_ table: any TableReader, into result: inout KindLoadResult) throws {
         let mapping: HeaderMapping
         do throws(Diagnostic) {
-            table = try CSVTableReader(reader: reader)
-            mapping = try HeaderMapping(header: table.header, spec: spec, file: displayName)
+            mapping = try HeaderMapping(header: table.header, spec: spec, file: table.displayName)
         } catch {
             result.diagnostics.append(error)
             result.fatal = true
-            return result
+            return
         }
         result.diagnostics += table.takeWarnings() + mapping.warnings
 
@@ -62,14 +66,14 @@ struct KindLoader {
             result.diagnostics += table.takeWarnings()
             result.diagnostics.append(diagnostic)
             result.fatal = true
-            return result
+            return
         }
         result.diagnostics += table.takeWarnings()
-        result.sha256 = reader.sha256Hex
+        result.sha256 = table.sha256Hex
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
         try connection.execute("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
 
-        let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: displayName,
+        let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly)
         for diagnostic in try checks.run() {
             result.diagnostics.append(diagnostic)
@@ -81,13 +85,12 @@ struct KindLoader {
         }
         try merge(into: &result.counts)
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
-        return result
     }
 
     /// Reads every row, validates it in Swift and COPYs the good ones into the staging table.
-    private func stream(table: CSVTableReader, mapping: HeaderMapping, encoder: StagingEncoder,
+    private func stream(table: any TableReader, mapping: HeaderMapping, encoder: StagingEncoder,
                         into result: inout KindLoadResult) throws {
-        let validator = RowValidator(spec: spec, mapping: mapping, file: table.reader.displayName)
+        let validator = RowValidator(spec: spec, mapping: mapping, file: table.displayName)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         var errors = 0
@@ -107,8 +110,8 @@ struct KindLoader {
                     errors += rejection.diagnostics.count
                 }
                 if result.counts.read & 4095 == 0 {
-                    progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.reader.bytesRead,
-                                             fileSize: table.reader.fileSize))
+                    progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.bytesRead,
+                                             fileSize: table.totalBytes))
                 }
                 if errors >= errorBudget {
                     result.stoppedEarly = true
@@ -117,8 +120,8 @@ struct KindLoader {
             }
             try sender.send(buffer)
         }
-        progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.reader.bytesRead,
-                                 fileSize: table.reader.fileSize))
+        progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.bytesRead,
+                                 fileSize: table.totalBytes))
     }
 
     private func merge(into counts: inout KindCounts) throws {

@@ -3,6 +3,7 @@ import CSVStream
 
 /// Writes the rejects file: the original header and cells of each rejected row plus
 /// `error_line,error_code,error_message`, so staff fix the cells and import the file as it is.
+/// It is CSV whatever the input was (for a workbook, `error_line` is the sheet's row number).
 /// It reads the input a second time rather than keeping rows in memory.
 struct RejectsWriter {
     let options: ImportOptions
@@ -18,11 +19,9 @@ struct RejectsWriter {
     typealias Source = Importer.Source
 
     private func write(result: KindLoadResult, source: Source, to target: String) throws {
-        let reader = try CSVReader(path: source.path, options: CSVReader.Options(
-            displayName: source.path, delimiter: options.delimiter, encoding: options.encoding))
-        let table = try CSVTableReader(reader: reader)
-        let ignored = Set(HeaderMapping.rejectColumns.map(CSVTableReader.normalizedName))
-        let kept = table.header.indices.filter { !ignored.contains(CSVTableReader.normalizedName(table.header[$0])) }
+        let table = try options.openTable(path: source.path, displayName: source.path)
+        let ignored = Set(HeaderMapping.rejectColumns.map(TableHeader.normalizedName))
+        let kept = table.header.indices.filter { !ignored.contains(TableHeader.normalizedName(table.header[$0])) }
         var firstError: [Int: Diagnostic] = [:]
         for diagnostic in result.diagnostics where diagnostic.severity == .error && firstError[diagnostic.line] == nil {
             firstError[diagnostic.line] = diagnostic

@@ -7,9 +7,8 @@ struct RowValidator {
     let file: String
 
     /// The normalised values in spec column order (nil = blank), or the row's diagnostics.
-    func validate(_ row: CSVRow) -> Result<[String?], RowRejection> {
-        var problems: [Diagnostic] = []
-        if let shape = row.shapeProblem { problems.append(shape) }
+    func validate(_ row: TableRow) -> Result<[String?], RowRejection> {
+        var problems = row.problems
         var values = [String?](repeating: nil, count: spec.columns.count)
         for (index, column) in spec.columns.enumerated() {
             guard let position = mapping.indexes[index] else { continue }

@@ -8,7 +8,7 @@ struct CellProblem: Error, Equatable {
     var hint: String?
 }
 
-/// Turns a cell's text into the canonical value its column stores (the README's "CSV formats"), or says
+/// Turns a cell's text into the canonical value its column stores (the README's "File formats"), or says
 /// what is wrong. Empty cells give nil; the caller decides whether that is a missing value.
 enum CellNormalizer {
     static func normalize(_ raw: String, as type: CellType) throws(CellProblem) -> String? {

@@ -113,10 +113,10 @@ public struct ColumnSpec: Sendable {
 
     /// Names that match this column, normalised (lower case, no spaces, `_` or `-`).
     var matchKeys: [String] {
-        ([name] + aliases + Self.commonAliases[name, default: []]).map(CSVTableReader.normalizedName)
+        ([name] + aliases + Self.commonAliases[name, default: []]).map(TableHeader.normalizedName)
     }
 
-    /// Aliases shared by every kind that has the column (listed in the README's "CSV formats").
+    /// Aliases shared by every kind that has the column (listed in the README's "File formats").
     static let commonAliases: [String: [String]] = [
         "sex": ["gender"],
         "email": ["e-mail", "email address", "e-mail address", "mail"],

@@ -1,4 +1,5 @@
 import CSVStream
+import SpreadsheetReader
 
 /// The codes crubatch adds to those of reading CSV: problems with headers, cells, keys and
 /// references that only a kind's format and the database can tell.
@@ -17,7 +18,7 @@ extension DiagnosticCode {
     public static let controlCharacter = DiagnosticCode("control-character")
 
     /// Every code `import` and `validate` can report, each documented in the README with a fixture.
-    public static let validationCodes: [DiagnosticCode] = csvCodes + [
+    public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,
         .outOfRange, .duplicateKey, .unknownReference, .overCapacity, .controlCharacter,
     ]

@@ -9,6 +9,8 @@ public struct PlaceOptions: Sendable {
     /// Question titles of the export for fields the built-in names do not recognise (`--map`).
     public var columnMap: [PlaceField: String] = [:]
     public var encoding: TextEncoding = .utf8
+    /// The workbook sheet to read (default: the first); only for .xlsx files.
+    public var sheet: String?
     /// The name diagnostics use for the file (default: the path).
     public var displayName: String?
 
@@ -46,19 +48,14 @@ public struct Placer {
     public func run(path: String, connect: () throws -> PostgresConnection) throws -> PlaceReport {
         let started = Date()
         let displayName = options.displayName ?? path
-        let contents: QuestionnaireReader.Contents
-        do throws(FileOpenError) {
-            contents = try QuestionnaireReader(path: path, displayName: displayName, overrides: options.columnMap,
-                                               encoding: options.encoding).read()
-        } catch {
-            throw error
-        }
+        let contents = try QuestionnaireReader(path: path, displayName: displayName, overrides: options.columnMap,
+                                               encoding: options.encoding, sheet: options.sheet).read()
         var report = PlaceReport(file: displayName)
         report.dryRun = options.dryRun
         report.sha256 = contents.sha256
         if let fatal = contents.fatal {
             report.unreadable = true
-            report.diagnostics = contents.warnings + [fatal]
+            report.diagnostics = (contents.warnings + [fatal]).map { $0.inSheet(contents.sheet) }
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
@@ -85,7 +82,7 @@ public struct Placer {
         report.counts.peopleUpdated = placement.people[.updated, default: 0]
         report.counts.peopleUnchanged = placement.people[.unchanged, default: 0]
         report.counts.membershipsInserted = placement.membershipsInserted
-        report.diagnostics = (contents.warnings + placement.diagnostics).sorted {
+        report.diagnostics = (contents.warnings + placement.diagnostics).map { $0.inSheet(contents.sheet) }.sorted {
             ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0)
         }
         report.seconds = Date().timeIntervalSince(started)

@@ -1,5 +1,6 @@
 import CSVStream
 import Foundation
+import SpreadsheetReader
 
 /// A question of the "Get Involved" questionnaire, i.e. a column of its export.
 public enum PlaceField: String, CaseIterable, Sendable, Codable {
@@ -176,6 +177,7 @@ struct QuestionnaireReader {
     let displayName: String
     let overrides: [PlaceField: String]
     let encoding: TextEncoding
+    let sheet: String?
 
     struct Contents {
         var answers: [QuestionnaireAnswer] = []
@@ -184,13 +186,17 @@ struct QuestionnaireReader {
         /// The problem that makes the file unreadable, if any (exit 65).
         var fatal: Diagnostic?
         var sha256: String?
+        /// The workbook sheet the answers were on; nil for CSV.
+        var sheet: String?
     }
 
-    func read() throws(FileOpenError) -> Contents {
-        let reader = try CSVReader(path: path, options: CSVReader.Options(displayName: displayName, encoding: encoding))
+    /// Throws when the file cannot be opened (missing, not a workbook, no such sheet).
+    func read() throws -> Contents {
         var contents = Contents()
-        do throws(Diagnostic) {
-            let table = try CSVTableReader(reader: reader)
+        do {
+            let table = try TableFile.open(path: path, options: CSVReader.Options(displayName: displayName, encoding: encoding),
+                                           sheet: sheet)
+            contents.sheet = table.sheet
             let header = try QuestionnaireHeader(header: table.header, overrides: overrides, file: displayName)
             contents.warnings += table.takeWarnings() + header.warnings
             while let row = try table.next() {
@@ -198,16 +204,16 @@ struct QuestionnaireReader {
                 contents.warnings += table.takeWarnings()
             }
             contents.warnings += table.takeWarnings()
-        } catch {
-            contents.fatal = error
+            contents.sha256 = table.sha256Hex
+        } catch let unreadable as Diagnostic {
+            contents.fatal = unreadable
         }
-        contents.sha256 = reader.sha256Hex
         return contents
     }
 
-    func answer(_ row: CSVRow, header: QuestionnaireHeader) -> QuestionnaireAnswer {
+    func answer(_ row: TableRow, header: QuestionnaireHeader) -> QuestionnaireAnswer {
         var answer = QuestionnaireAnswer(line: row.line)
-        if let shape = row.shapeProblem { answer.diagnostics.append(shape) }
+        answer.diagnostics += row.problems
         func cell(_ field: PlaceField) -> (text: String, column: Int)? {
             header.indexes[field].map { (CellNormalizer.trimmedNFC(row.cells[$0]), $0 + 1) }
         }

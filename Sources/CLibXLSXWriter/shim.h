@@ -1,0 +1,4 @@
+#ifndef CRUBATCH_CLIBXLSXWRITER_SHIM_H
+#define CRUBATCH_CLIBXLSXWRITER_SHIM_H
+#include <xlsxwriter.h>
+#endif

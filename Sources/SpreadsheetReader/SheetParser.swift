@@ -1,0 +1,234 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// One row of a worksheet as stored: its number and the text of its cells by column.
+struct SheetRow: Sendable {
+    var number: Int
+    /// Index 0 is column A. Empty cells are empty strings; the array ends at the last cell with text.
+    var cells: [String]
+    /// Cells holding a formula but no calculated value.
+    var uncalculated: [UncalculatedFormula] = []
+
+    var isBlank: Bool { uncalculated.isEmpty && cells.allSatisfy(\.isEmpty) }
+}
+
+/// A formula cell saved without its value, by a program that writes formulas but does not calculate.
+struct UncalculatedFormula: Sendable {
+    var column: Int
+    var formula: String
+}
+
+/// Why a worksheet stopped being readable part-way, and at which row.
+struct SheetFailure: Error, Sendable {
+    var row: Int
+    var message: String
+}
+
+/// Rows parsed so far and how far into the sheet's XML they reach.
+struct RowBatch: Sendable {
+    var rows: [SheetRow]
+    var bytesRead: Int
+}
+
+/// What turns a cell's stored value into its text: the workbook's shared strings, styles and dates.
+struct SheetContext: Sendable {
+    var strings: SharedStrings
+    var styles: CellStyles
+    var dateSystem: DateSystem
+}
+
+/// The rows of one worksheet, parsed on a thread of their own while the caller works on earlier
+/// ones: XMLParser pushes elements, the caller pulls rows, and a queue of a few batches between
+/// them keeps memory flat.
+final class SheetRowStream {
+    private let batches = BoundedQueue<RowBatch, SheetFailure>(capacity: 4)
+    private let parserDone = DispatchSemaphore(value: 0)
+    private var batch: [SheetRow] = []
+    private var index = 0
+    /// Bytes of the sheet's XML behind the rows handed out so far.
+    private(set) var bytesRead = 0
+
+    init(packagePath: String, part: String, context: SheetContext) {
+        let batches = batches, parserDone = parserDone
+        Thread.detachNewThread {
+            defer { parserDone.signal() }
+            let stream = PartInputStream(packagePath: packagePath, part: part)
+            defer { stream.cancel() }
+            SheetParser(context: context, stream: stream, output: batches).run()
+        }
+    }
+
+    deinit {
+        batches.cancel()
+        parserDone.wait()
+    }
+
+    /// The next row present in the sheet; nil at the end.
+    func next() throws(SheetFailure) -> SheetRow? {
+        while index >= batch.count {
+            guard let next = try batches.take() else { return nil }
+            batch = next.rows
+            index = 0
+            bytesRead = next.bytesRead
+        }
+        defer { index += 1 }
+        return batch[index]
+    }
+}
+
+/// Turns a worksheet's XML into rows: `<row r="14">` holding `<c r="C14" t="s" s="2"><v>..</v></c>`,
+/// inline strings in `<is><t>`, formulas in `<f>` beside their cached `<v>`.
+private final class SheetParser: NSObject, XMLParserDelegate {
+    private enum Capture { case none, value, formula, inlineText }
+
+    private let context: SheetContext
+    private let stream: PartInputStream
+    private let output: BoundedQueue<RowBatch, SheetFailure>
+    private var rows: [SheetRow] = []
+    private var cancelled = false
+    /// Whether the root element closed: a stream that ends early is not always an XML error.
+    private var complete = false
+
+    private var row = SheetRow(number: 0, cells: [])
+    private var column = 0
+    private var type = "n"
+    private var style = 0
+    private var value = ""
+    private var formula = ""
+    private var hasFormula = false
+    private var inlineText = ""
+    private var inInlineString = false
+    private var phoneticDepth = 0
+    private var capture = Capture.none
+
+    init(context: SheetContext, stream: PartInputStream, output: BoundedQueue<RowBatch, SheetFailure>) {
+        self.context = context
+        self.stream = stream
+        self.output = output
+    }
+
+    func run() {
+        let parser = XMLParser(stream: stream)
+        parser.delegate = self
+        let parsed = parser.parse()
+        if cancelled { return }
+        guard parsed && complete else {
+            let reason = stream.failure?.message ?? (parser.parserError == nil ? "the sheet's XML ends before it is complete" : malformedXML(parser))
+            flush()
+            output.finish(failure: SheetFailure(row: row.number, message: reason))
+            return
+        }
+        flush()
+        output.finish()
+    }
+
+    private func flush() {
+        guard !cancelled else { return }
+        do {
+            try output.put(RowBatch(rows: rows, bytesRead: stream.bytesRead))
+        } catch {
+            cancelled = true
+        }
+        rows.removeAll(keepingCapacity: true)
+    }
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        switch elementName.utf8.contains(UInt8(ascii: ":")) ? localName(elementName) : elementName {
+        case "row":
+            row = SheetRow(number: attributes["r"].flatMap { Int($0) } ?? row.number + 1, cells: [])
+            column = 0
+        case "c":
+            column = attributes["r"].flatMap(Self.column(ofReference:)) ?? column + 1
+            type = attributes["t"] ?? "n"
+            style = attributes["s"].flatMap { Int($0) } ?? 0
+            value = ""
+            formula = ""
+            hasFormula = false
+            inlineText = ""
+        case "v":
+            capture = .value
+        case "f":
+            capture = .formula
+            hasFormula = true
+        case "is":
+            inInlineString = true
+        case "t" where inInlineString && phoneticDepth == 0:
+            capture = .inlineText
+        case "rPh":
+            phoneticDepth += 1
+        default:
+            break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        switch capture {
+        case .none: break
+        case .value: value += string
+        case .formula: formula += string
+        case .inlineText: inlineText += string
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        switch elementName.utf8.contains(UInt8(ascii: ":")) ? localName(elementName) : elementName {
+        case "v", "f", "t":
+            capture = .none
+        case "is":
+            inInlineString = false
+        case "rPh":
+            phoneticDepth -= 1
+        case "c":
+            endCell()
+        case "worksheet":
+            complete = true
+        case "row":
+            rows.append(row)
+            if rows.count >= 512 {
+                flush()
+                if cancelled { parser.abortParsing() }
+            }
+        default:
+            break
+        }
+    }
+
+    private func endCell() {
+        // A formula whose result is an empty string is saved as type str with an empty value.
+        if hasFormula && value.isEmpty && type != "str" {
+            row.uncalculated.append(UncalculatedFormula(column: column, formula: formula))
+            return
+        }
+        let text = cellText()
+        guard !text.isEmpty, column >= 1 else { return }
+        if row.cells.count < column { row.cells.append(contentsOf: repeatElement("", count: column - row.cells.count)) }
+        row.cells[column - 1] = text
+    }
+
+    private func cellText() -> String {
+        switch type {
+        case "s": return Int(value).flatMap { context.strings[$0] } ?? ""
+        case "inlineStr": return decodingOOXMLEscapes(inlineText)
+        case "str": return decodingOOXMLEscapes(value)
+        case "b": return value.isEmpty ? "" : value == "1" ? "TRUE" : "FALSE"
+        case "e", "d": return value
+        default: return value.isEmpty ? "" : context.styles[style].text(of: value, dateSystem: context.dateSystem)
+        }
+    }
+
+    /// The 1-based column of a cell reference (`C14` → 3, `AA2` → 27).
+    static func column(ofReference reference: String) -> Int? {
+        var column = 0
+        for byte in reference.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): column = column * 26 + Int(byte - UInt8(ascii: "A")) + 1
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): column = column * 26 + Int(byte - UInt8(ascii: "a")) + 1
+            default: return column > 0 ? column : nil
+            }
+        }
+        return column > 0 ? column : nil
+    }
+}
