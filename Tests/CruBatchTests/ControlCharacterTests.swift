@@ -17,19 +17,24 @@ struct ControlCharacterTests {
         ("Hall\u{2028}Bcc", "a line break (U+2028) at character 5"),
         ("Hall\u{7F}", "a control character (U+007F) at character 5"),
     ])
-    func oneLineRefused(cell: String, message: String) {
-        let problem = #expect(throws: CellProblem.self) { try CellNormalizer.normalize(cell, as: .text) }
+    func oneLineRefused(cell: String, message: String) throws {
+        let problem = #expect(throws: CellProblem.self) { try CellNormalizer.read(cell, as: .text) }
         #expect(problem?.code == .controlCharacter)
         #expect(problem?.message == "contains \(message)")
-        #expect(throws: CellProblem.self) { try CellNormalizer.normalize("a;" + cell, as: .list(.text)) }
+        // In a list cell, CR and LF separate items (each item is then one line); every other one is refused.
+        if cell.contains(where: \.isNewline) && !cell.contains("\u{85}") && !cell.contains("\u{2028}") {
+            #expect(try CellNormalizer.read("a;" + cell, as: .list(.text)).value?.split(separator: ";").count == 3)
+        } else {
+            #expect(throws: CellProblem.self) { try CellNormalizer.read("a;" + cell, as: .list(.text)) }
+        }
     }
 
     @Test("descriptions keep line breaks and tabs and refuse the other control characters")
     func multilineKept() throws {
         let description = "Bring a Bible.\r\n\tAnd a friend."
-        #expect(try CellNormalizer.normalize(description, as: .multilineText) == description)
-        #expect(throws: CellProblem.self) { try CellNormalizer.normalize("Bring\u{7}", as: .multilineText) }
-        #expect(try CellNormalizer.normalize("  Tomás Pérez — “Zoë” ’s  ", as: .text) == "Tomás Pérez — “Zoë” ’s")
+        #expect(try CellNormalizer.read(description, as: .multilineText).value == description)
+        #expect(throws: CellProblem.self) { try CellNormalizer.read("Bring\u{7}", as: .multilineText) }
+        #expect(try CellNormalizer.read("  Tomás Pérez — “Zoë” ’s  ", as: .text).value == "Tomás Pérez — “Zoë” ’s")
     }
 
     @Test("import refuses a name with a line break at file:line:column and loads nothing; a description keeps its own")

@@ -7,12 +7,12 @@ import Testing
 @Suite("cell normalisation")
 struct NormalizerTests {
     private func value(_ text: String, _ type: CellType) -> String? {
-        try? CellNormalizer.normalize(text, as: type)
+        (try? CellNormalizer.read(text, as: type))?.value
     }
 
     private func problem(_ text: String, _ type: CellType) -> DiagnosticCode? {
         do throws(CellProblem) {
-            _ = try CellNormalizer.normalize(text, as: type)
+            _ = try CellNormalizer.read(text, as: type)
             return nil
         } catch {
             return error.code

@@ -5,31 +5,58 @@ struct RowValidator {
     let spec: KindSpec
     let mapping: HeaderMapping
     let file: String
+    var dateOrder: DateOrder = .mdy
 
-    /// The normalised values in spec column order (nil = blank), or the row's diagnostics.
-    func validate(_ row: TableRow) -> Result<[String?], RowRejection> {
-        var problems = row.problems
-        var values = [String?](repeating: nil, count: spec.columns.count)
+    /// The normalised values in spec column order (nil = blank, or a cell that could not be read)
+    /// and every diagnostic of the row, warnings included. A row is rejected when any is an error;
+    /// its readable cells still go to the database checks, so one run reports all its problems.
+    func validate(_ row: TableRow) -> RowCheck {
+        var check = RowCheck(line: row.line, values: [String?](repeating: nil, count: spec.columns.count),
+                             diagnostics: row.problems)
+        var gradYear: (value: String, cell: String, position: Int)?
         for (index, column) in spec.columns.enumerated() {
             guard let position = mapping.indexes[index] else { continue }
+            func report(_ code: DiagnosticCode, _ message: String, hint: String?) {
+                check.diagnostics.append(Diagnostic(file: file, line: row.line, column: position + 1, field: column.name,
+                                                    code: code, message: message, hint: hint))
+            }
             do throws(CellProblem) {
-                values[index] = try CellNormalizer.normalize(row.cells[position], as: column.type)
-                if values[index] == nil && column.required {
-                    problems.append(Diagnostic(file: file, line: row.line, column: position + 1, field: column.name,
-                                               code: .missingValue, message: "\(column.name) is required but empty",
-                                               hint: "fill in the \(column.name) cell"))
+                let reading = try CellNormalizer.read(row.cells[position], as: column.type, dateOrder: dateOrder)
+                check.values[index] = reading.value
+                if let warning = reading.warning { report(warning.code, "\(column.name): \(warning.message)", hint: warning.hint) }
+                if let year = reading.gradYear { gradYear = (year, CellNormalizer.trimmedNFC(row.cells[position]), position) }
+                if reading.value == nil && column.required {
+                    report(.missingValue, "\(column.name) is required but empty", hint: "fill in the \(column.name) cell")
                 }
             } catch {
-                problems.append(Diagnostic(file: file, line: row.line, column: position + 1, field: column.name,
-                                           code: error.code, message: "\(column.name): \(error.message)", hint: error.hint))
+                report(error.code, "\(column.name): \(error.message)", hint: error.hint)
             }
         }
-        return problems.isEmpty ? .success(values) : .failure(RowRejection(line: row.line, diagnostics: problems))
+        if let gradYear, let index = spec.columns.firstIndex(where: { $0.type == .gradYear }) {
+            apply(gradYear, to: index, in: &check)
+        }
+        return check
+    }
+
+    /// `Class of 2028` in a school year cell fills an empty grad_year; a different one is an error.
+    private func apply(_ gradYear: (value: String, cell: String, position: Int), to index: Int, in check: inout RowCheck) {
+        guard let stated = check.values[index], stated != gradYear.value else {
+            check.values[index] = gradYear.value
+            return
+        }
+        let column = spec.columns[index].name
+        check.diagnostics.append(Diagnostic(
+            file: file, line: check.line, column: gradYear.position + 1, field: column, code: .outOfRange,
+            message: "\"\(gradYear.cell)\" says \(column) \(gradYear.value), but the \(column) cell says \(stated)",
+            hint: "correct one of the two cells"))
     }
 }
 
-/// A rejected row: its line and why.
-struct RowRejection: Error {
+/// One row after validation: its values and what is wrong with it (or worth a warning).
+struct RowCheck {
     let line: Int
-    let diagnostics: [Diagnostic]
+    var values: [String?]
+    var diagnostics: [Diagnostic] = []
+
+    var isRejected: Bool { diagnostics.contains { $0.severity == .error } }
 }

@@ -1,55 +1,69 @@
 import CSVStream
 import Foundation
 
-/// Why a cell's text is not a valid value of its column: the code, a message and maybe a hint.
+/// Why a cell's text is not a valid value of its column (or, as a warning, what was assumed to read
+/// it): the code, a message and maybe a hint.
 struct CellProblem: Error, Equatable {
     let code: DiagnosticCode
     let message: String
     var hint: String?
 }
 
-/// Turns a cell's text into the canonical value its column stores (the README's "File formats"), or says
-/// what is wrong. Empty cells give nil; the caller decides whether that is a missing value.
+/// What one cell gives its row: the value its column stores, and what a person should know.
+struct CellReading: Equatable {
+    /// The canonical value; nil for an empty cell (or a word that stores nothing, such as `Transfer`).
+    var value: String?
+    /// The value rests on an assumption a person should check (`PST` read as America/Los_Angeles).
+    var warning: CellProblem?
+    /// `Class of 2028` in a school year cell: the graduation year, for the row's grad_year column.
+    var gradYear: String?
+}
+
+/// Turns a cell's text into the canonical value its column stores (the README's "File formats" and
+/// "Vocabulary"), or says what is wrong. Empty cells give nil; the caller decides whether that is a
+/// missing value.
 enum CellNormalizer {
-    static func normalize(_ raw: String, as type: CellType) throws(CellProblem) -> String? {
+    static func read(_ raw: String, as type: CellType, dateOrder: DateOrder = .mdy) throws(CellProblem) -> CellReading {
         let text = trimmedNFC(raw)
-        if text.isEmpty { return nil }
+        if text.isEmpty { return CellReading() }
+        if case .list(let element) = type { return try list(text, of: element, dateOrder: dateOrder) }
         try refuseControlCharacters(text, multiline: type == .multilineText)
         switch type {
-        case .text, .multilineText: return text
-        case .code: return try code(text)
-        case .email: return try email(text)
-        case .phone: return try phone(text)
-        case .url: return try url(text)
-        case .day: return try day(text)
-        case .time: return try time(text)
-        case .bool: return try bool(text)
-        case .personSex: return try personSex(text)
-        case .groupSex: return try choice(text, groupSexes, accepted: "men, women, mixed")
-        case .audience: return try choice(text, audiences, accepted: "freshmen, sophomores, juniors, seniors, graduates, faculty, mixed")
+        case .text, .multilineText, .reference: return CellReading(value: text)
+        case .code: return CellReading(value: try code(text))
+        case .email: return CellReading(value: try email(text))
+        case .phone: return CellReading(value: try phone(text))
+        case .url: return CellReading(value: try url(text))
+        case .time: return CellReading(value: try time(text))
         case .schoolYear: return try schoolYear(text)
-        case .gradYear: return try integer(text, in: 1950...2100, what: "a graduation year")
-        case .positiveInt: return try integer(text, in: 1...1_000_000, what: "a whole number greater than 0")
-        case .money: return try money(text)
-        case .date: return try date(text)
-        case .dateTime: return try dateTime(text)
-        case .timezone: return try timeZone(text)
-        case .choice(let values):
-            let lower = text.lowercased()
-            guard values.contains(lower) else {
-                throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not one of \(values.joined(separator: ", "))",
-                                  hint: Suggestion.closest(to: lower, among: values).map { "did you mean \"\($0)\"?" })
-            }
-            return lower
-        case .list(let element):
-            var values: [String] = []
-            for part in text.utf8.split(separator: UInt8(ascii: ";")) {
-                if let value = try normalize(String(Substring(part)), as: element), !values.contains(value) {
-                    values.append(value)
-                }
-            }
-            return values.isEmpty ? nil : values.joined(separator: ";")
+        case .bool, .personSex, .groupSex, .audience, .staffRole, .membershipStatus, .resourceType, .day, .timezone:
+            return try word(text, in: type.vocabulary!)
+        case .gradYear: return CellReading(value: try integer(text, in: 1950...2100, what: "a graduation year"))
+        case .positiveInt: return CellReading(value: try integer(text, in: 1...1_000_000, what: "a whole number greater than 0"))
+        case .money: return CellReading(value: try money(text))
+        case .date: return CellReading(value: try DateTimeReader.date(text, order: dateOrder).text)
+        case .dateTime: return CellReading(value: try DateTimeReader.dateTime(text, order: dateOrder))
+        case .list: preconditionFailure("lists are read above")
         }
+    }
+
+    /// What separates the items of a list cell: `;` and line breaks always, and `,` when an item
+    /// cannot hold a comma (codes, names of campuses and ministries, emails). Topics are free text
+    /// and may hold commas, so a list of text is split on `;` and line breaks only.
+    static func separators(of element: CellType) -> Set<Character> {
+        element == .text || element == .multilineText ? [";", "\n", "\r", "\r\n"] : [";", ",", "\n", "\r", "\r\n"]
+    }
+
+    /// The items in order, each read as `element`, duplicates dropped, joined by `;`.
+    private static func list(_ text: String, of element: CellType, dateOrder: DateOrder) throws(CellProblem) -> CellReading {
+        let separators = separators(of: element)
+        var values: [String] = []
+        for part in text.split(whereSeparator: { separators.contains($0) }) {
+            if let value = try read(String(part), as: element, dateOrder: dateOrder).value, !values.contains(value) {
+                values.append(value)
+            }
+        }
+        return CellReading(value: values.isEmpty ? nil : values.joined(separator: ";"))
     }
 
     /// Trims white space and puts the text in Unicode NFC. Plain ASCII, nearly every cell, takes a
@@ -106,12 +120,26 @@ enum CellNormalizer {
         return lower
     }
 
-    /// A tz database name in its canonical spelling (`america/los_angeles` is `America/Los_Angeles`).
-    private static func timeZone(_ text: String) throws(CellProblem) -> String {
-        if let name = TimeZoneNames.canonicalSpelling(of: text) { return name }
-        throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not a time zone of the tz database",
-                          hint: Suggestion.closest(to: text, among: TimeZoneNames.all).map { "did you mean \"\($0)\"?" }
-                              ?? "use a name such as America/Los_Angeles")
+    /// A word of a vocabulary (a sex, a role, a US time zone name ...) as the value it stands for;
+    /// time zones are also every tz database name, in its canonical spelling.
+    private static func word(_ text: String, in vocabulary: Vocabulary) throws(CellProblem) -> CellReading {
+        if let term = vocabulary.term(for: text) {
+            let warning = term.warning.map { reason in
+                CellProblem(code: .assumedValue, message: "\"\(text)\" is read as \(term.value ?? "empty"): \(reason)",
+                            hint: term.value.map { "write \($0) to say so" })
+            }
+            return CellReading(value: term.value, warning: warning)
+        }
+        if vocabulary == .timeZone {
+            if let name = TimeZoneNames.canonicalSpelling(of: text) { return CellReading(value: name) }
+            throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not a time zone of the tz database nor a US zone name",
+                              hint: Suggestion.closest(to: text, among: vocabulary.spellings + TimeZoneNames.all)
+                                  .map { "did you mean \"\($0)\"?" }
+                                  ?? "use a tz database name such as America/Los_Angeles, or Pacific, Mountain, Central or Eastern")
+        }
+        throw CellProblem(code: .invalidChoice,
+                          message: "\"\(text)\" is not one of \(vocabulary.values.joined(separator: ", "))",
+                          hint: Suggestion.closest(to: text, among: vocabulary.spellings).map { "did you mean \"\($0)\"?" })
     }
 
     private static let phonePunctuation = Set(" ()-.+/".utf8)
@@ -146,12 +174,31 @@ enum CellNormalizer {
     }
 
     /// North-American numbers by default (10 digits, or 11 starting with 1); `+` numbers as given.
-    /// Extensions (`x12`, `ext. 12`, `#12`) are kept as `;ext=12`. Works on ASCII bytes.
+    /// Extensions (`x12`, `ext. 12`, `#12`) are kept as `;ext=12`; a label in parentheses from the
+    /// phone-label vocabulary (`(cell)`, `(work)`) is dropped. Works on ASCII bytes.
     private static func phone(_ text: String) throws(CellProblem) -> String {
         let invalid = CellProblem(code: .invalidPhone, message: "not a valid phone number",
                                   hint: "write a 10-digit US number like (805) 555-0134, or an international number starting with +")
         guard isASCII(text) else { throw invalid }
-        let bytes = Array(asciiLowercased(text).utf8)
+        var bytes = Array(asciiLowercased(text).utf8)
+        // A parenthesised group holding a letter is a label, not an area code.
+        func label() -> ClosedRange<Int>? {
+            var start = bytes.startIndex
+            while let open = bytes[start...].firstIndex(of: UInt8(ascii: "(")),
+                  let close = bytes[open...].firstIndex(of: UInt8(ascii: ")")) {
+                if bytes[open..<close].contains(where: { (0x61...0x7A).contains($0) }) { return open...close }
+                start = close
+            }
+            return nil
+        }
+        while let group = label() {
+            guard Vocabulary.phoneLabel.term(for: String(decoding: bytes[group].dropFirst().dropLast(), as: UTF8.self)) != nil else {
+                throw CellProblem(code: .invalidPhone, message: "not a valid phone number",
+                                  hint: "a label in parentheses may be \(Vocabulary.phoneLabel.values.joined(separator: ", ")); "
+                                      + "write the number like (805) 555-0134 (cell)")
+            }
+            bytes.removeSubrange(group)
+        }
         // The extension starts at the first letter or `#`.
         let marker = bytes.firstIndex { (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "#") }
         var extensionDigits: [UInt8] = []
@@ -191,17 +238,12 @@ enum CellNormalizer {
         return text
     }
 
-    private static func day(_ text: String) throws(CellProblem) -> String {
-        guard let day = Weekday(name: text) else {
-            throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not a day of the week",
-                              hint: Suggestion.closest(to: text, among: Weekday.names).map { "did you mean \"\($0)\"?" }
-                                  ?? "use Monday..Sunday or Mon..Sun")
+    /// A clock time: `19:00`, `7pm`, `7:30 PM`, `19:00:00`, `19:00:00.5`, or a word of the
+    /// time-of-day vocabulary (`noon`, `midnight`).
+    static func parseClock(_ text: String) -> (hour: Int, minute: Int, second: Int)? {
+        if let value = Vocabulary.timeOfDay.term(for: text)?.value, let (hour, minute) = parseTime(value) {
+            return (hour, minute, 0)
         }
-        return day.name
-    }
-
-    /// `19:00`, `7pm`, `7:30 PM`, `19:00:00`.
-    static func parseTime(_ text: String) -> (hour: Int, minute: Int)? {
         var lower = text.lowercased().replacingOccurrences(of: " ", with: "").replacingOccurrences(of: ".", with: "")
         var meridiem: String?
         for suffix in ["am", "pm", "a", "p"] where lower.hasSuffix(suffix) {
@@ -209,10 +251,12 @@ enum CellNormalizer {
             lower.removeLast(suffix.count)
             break
         }
+        // Fractions of a second (`19:00:00.5`) lost their dot above; only whole seconds are kept.
         let parts = lower.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }),
+        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              parts.dropLast().allSatisfy({ $0.count <= 2 }),
               var hour = Int(parts[0]), let minute = parts.count > 1 ? Int(parts[1]) : 0 else { return nil }
-        if parts.count == 3, Int(parts[2]) != 0 { return nil }
+        let second = parts.count == 3 ? Int(parts[2].prefix(2)) ?? 0 : 0
         if let meridiem {
             guard (1...12).contains(hour) else { return nil }
             if meridiem == "a" && hour == 12 { hour = 0 }
@@ -220,74 +264,42 @@ enum CellNormalizer {
         } else if parts.count == 1 {
             return nil
         }
-        guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        guard (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
+        return (hour, minute, second)
+    }
+
+    /// A time of day to the minute (a clock with seconds other than 0 is not one).
+    static func parseTime(_ text: String) -> (hour: Int, minute: Int)? {
+        guard let (hour, minute, second) = parseClock(text), second == 0 else { return nil }
         return (hour, minute)
     }
 
     private static func time(_ text: String) throws(CellProblem) -> String {
         guard let (hour, minute) = parseTime(text) else {
             throw CellProblem(code: .typeError, message: "\"\(text)\" is not a time of day",
-                              hint: "write it like 19:00, 7pm or 7:30 PM")
+                              hint: "write it like 19:00, 7pm, 7:30 PM or noon")
         }
         return twoDigits(hour) + ":" + twoDigits(minute)
     }
 
-    private static func bool(_ text: String) throws(CellProblem) -> String {
-        switch text.lowercased() {
-        case "yes", "y", "true", "t", "1", "x": return "true"
-        case "no", "n", "false", "f", "0": return "false"
-        default:
-            throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not yes or no", hint: "write yes or no")
+    /// A school year: 1-5, or a word of the school-year vocabulary; `Class of 2028` stores no school
+    /// year (it changes every summer) but gives the row its graduation year.
+    private static func schoolYear(_ text: String) throws(CellProblem) -> CellReading {
+        if text.utf8.count == 1, let digit = text.utf8.first, (0x31...0x35).contains(digit) { return CellReading(value: text) }
+        if let reading = try? word(text, in: .schoolYear) { return reading }
+        let words = NameWords.words(of: text)
+        if words.count == 3, words[0] == "class", words[1] == "of", words[2].count == 4 {
+            return CellReading(gradYear: try integer(words[2], in: 1950...2100, what: "a graduation year"))
         }
-    }
-
-    private static func personSex(_ text: String) throws(CellProblem) -> String {
-        switch text.lowercased() {
-        case "male", "m", "man", "1": return "male"
-        case "female", "f", "woman", "2": return "female"
-        case "0", "unknown": return "unknown"
-        case "9", "not applicable", "n/a", "not-applicable": return "not-applicable"
-        default:
-            throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not a sex we recognise",
-                              hint: "write male or female (or the ISO/IEC 5218 codes 1, 2, 0, 9)")
-        }
-    }
-
-    private static let groupSexes = ["men": "men", "man": "men", "male": "men", "guys": "men", "women": "women",
-                                     "woman": "women", "female": "women", "ladies": "women", "mixed": "mixed",
-                                     "mixed sexes": "mixed", "co-ed": "mixed", "coed": "mixed"]
-    private static let audiences = ["freshmen": "freshmen", "freshman": "freshmen", "sophomores": "sophomores",
-                                    "sophomore": "sophomores", "juniors": "juniors", "junior": "juniors",
-                                    "seniors": "seniors", "senior": "seniors", "graduates": "graduates",
-                                    "graduate": "graduates", "grad": "graduates", "faculty": "faculty",
-                                    "mixed": "mixed", "mixed ages": "mixed", "all": "mixed"]
-
-    private static func choice(_ text: String, _ table: [String: String], accepted: String) throws(CellProblem) -> String {
-        let lower = text.lowercased()
-        guard let value = table[lower] else {
-            throw CellProblem(code: .invalidChoice, message: "\"\(text)\" is not one of \(accepted)",
-                              hint: Suggestion.closest(to: lower, among: Array(Set(table.values)).sorted()).map { "did you mean \"\($0)\"?" })
-        }
-        return value
-    }
-
-    static let schoolYears = ["freshman": 1, "first": 1, "1st": 1, "first year": 1, "sophomore": 2, "second": 2, "2nd": 2,
-                              "junior": 3, "third": 3, "3rd": 3, "senior": 4, "fourth": 4, "4th": 4, "fifth": 5,
-                              "5th": 5, "graduate": 5, "grad": 5, "fifth year": 5, "super senior": 5]
-
-    private static func schoolYear(_ text: String) throws(CellProblem) -> String {
-        if text.utf8.count == 1, let digit = text.utf8.first, (0x31...0x35).contains(digit) { return text }
-        let lower = text.lowercased()
-        if let year = schoolYears[lower] { return String(year) }
-        guard let number = Int(lower) else {
+        guard let number = Int(text) else {
             throw CellProblem(code: .typeError, message: "\"\(text)\" is not a school year",
-                              hint: "write 1-5 or freshman, sophomore, junior, senior, fifth")
+                              hint: "write 1-5, freshman .. senior, Fr/So/Jr/Sr, 5th year, grad student, or Class of 2028")
         }
         guard (1...5).contains(number) else {
             throw CellProblem(code: .outOfRange, message: "school year \(number) is outside 1-5",
                               hint: "1 freshman, 2 sophomore, 3 junior, 4 senior, 5 fifth year or graduate")
         }
-        return String(number)
+        return CellReading(value: String(number))
     }
 
     private static func integer(_ text: String, in range: ClosedRange<Int>, what: String) throws(CellProblem) -> String {
@@ -311,56 +323,6 @@ enum CellNormalizer {
             throw CellProblem(code: .outOfRange, message: "\(cleaned) is out of range", hint: "write an amount from 0 to 99999999.99")
         }
         return cleaned
-    }
-
-    /// `2026-09-21`, or `9/21/2026` as US spreadsheets write it.
-    static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
-        let iso = text.split(separator: "-", omittingEmptySubsequences: false)
-        var parts: (Int, Int, Int)?
-        if iso.count == 3, iso[0].count == 4, let y = Int(iso[0]), let m = Int(iso[1]), let d = Int(iso[2]) {
-            parts = (y, m, d)
-        } else {
-            let us = text.split(separator: "/", omittingEmptySubsequences: false)
-            if us.count == 3, us[2].count == 4, let m = Int(us[0]), let d = Int(us[1]), let y = Int(us[2]) { parts = (y, m, d) }
-        }
-        guard let (year, month, day) = parts, (1900...2200).contains(year), (1...12).contains(month) else { return nil }
-        let monthDays = [31, year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...monthDays[month - 1]).contains(day) else { return nil }
-        return (year, month, day)
-    }
-
-    private static func date(_ text: String) throws(CellProblem) -> String {
-        guard let (year, month, day) = parseDate(text) else {
-            throw CellProblem(code: .typeError, message: "\"\(text)\" is not a date", hint: "write it like 2026-09-21")
-        }
-        return "\(year)-\(twoDigits(month))-\(twoDigits(day))"
-    }
-
-    /// `2026-10-02T19:00`, `2026-10-02 19:00:00`, with an optional `Z` or `±HH:MM` offset.
-    private static func dateTime(_ text: String) throws(CellProblem) -> String {
-        let problem = CellProblem(code: .typeError, message: "\"\(text)\" is not a date and time",
-                                  hint: "write it like 2026-10-02T19:00:00 or 2026-10-02T19:00:00-07:00")
-        let separator = text.firstIndex { $0 == "T" || $0 == " " }
-        guard let separator, let (year, month, day) = parseDate(String(text[..<separator])) else { throw problem }
-        var rest = Substring(text[text.index(after: separator)...])
-        var offset = ""
-        if rest.hasSuffix("Z") {
-            offset = "Z"
-            rest.removeLast()
-        } else if let sign = rest.lastIndex(where: { $0 == "+" || $0 == "-" }) {
-            let tail = rest[rest.index(after: sign)...].replacingOccurrences(of: ":", with: "")
-            guard tail.count == 4 || tail.count == 2, let value = Int(tail) else { throw problem }
-            let hours = tail.count == 4 ? value / 100 : value, minutes = tail.count == 4 ? value % 100 : 0
-            guard hours <= 14, minutes < 60 else { throw problem }
-            offset = String(rest[sign]) + twoDigits(hours) + ":" + twoDigits(minutes)
-            rest = rest[..<sign]
-        }
-        let clock = rest.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(clock.count), let hour = Int(clock[0]), let minute = Int(clock[1]),
-              (0...23).contains(hour), (0...59).contains(minute) else { throw problem }
-        let secondText = clock.count == 3 ? String(clock[2]) : "0"
-        guard let seconds = Double(secondText), seconds < 60 else { throw problem }
-        return "\(year)-\(twoDigits(month))-\(twoDigits(day))T\(twoDigits(hour)):\(twoDigits(minute)):\(twoDigits(Int(seconds)))\(offset)"
     }
 
     static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
@@ -443,6 +405,9 @@ enum CodeRule {
 /// names that are only files of a zoneinfo folder (`posix/*`, `right/*`, `posixrules`, `localtime`)
 /// nor `Factory`. Listed by `awk '$1=="Z"{print $2} $1=="L"{print $3}' tzdata.zi | grep -vx Factory`.
 enum TimeZoneNames {
+    /// The zone of a campus or an event that gives none (and cannot inherit one), with a warning.
+    static let defaultZone = "America/Los_Angeles"
+
     static let all: [String] = """
         Africa/Abidjan Africa/Accra Africa/Addis_Ababa Africa/Algiers Africa/Asmara Africa/Asmera Africa/Bamako
         Africa/Bangui Africa/Banjul Africa/Bissau Africa/Blantyre Africa/Brazzaville Africa/Bujumbura Africa/Cairo

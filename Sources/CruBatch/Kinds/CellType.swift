@@ -9,8 +9,12 @@ public indirect enum CellType: Sendable, Equatable {
     case multilineText
     /// A lower-case identifier such as `cru-calpoly`.
     case code
+    /// Another row by its code or its name (`cru-calpoly`, `Cru Cal Poly`): one line of text here,
+    /// resolved to the code by the database checks (`NameMatcher`).
+    case reference
     case email
-    /// A phone number, normalised to E.164 (`+18055550134`, extensions as `;ext=12`).
+    /// A phone number, normalised to E.164 (`+18055550134`, extensions as `;ext=12`); a label in
+    /// parentheses (`(cell)`) is dropped.
     case phone
     case url
     /// Monday..Sunday.
@@ -23,19 +27,45 @@ public indirect enum CellType: Sendable, Equatable {
     /// A group's sex: men, women, mixed.
     case groupSex
     case audience
-    /// 1 (freshman) to 5 (fifth year / graduate).
+    /// 1 (freshman) to 5 (fifth year / graduate); `Class of 2028` gives the row's graduation year instead.
     case schoolYear
     case gradYear
+    /// A leader's role: staff, intern, student.
+    case staffRole
+    /// A membership's status: active, pending.
+    case membershipStatus
+    /// A resource's type: article, video, audio, guide.
+    case resourceType
     case positiveInt
     case money
+    /// A calendar date (`DateTimeReader`), stored as `YYYY-MM-DD`.
     case date
-    /// An ISO 8601 date-time, with or without offset.
+    /// A date and time (`DateTimeReader`), with or without offset; a date alone is midnight.
     case dateTime
-    /// A tz database zone or link name (America/Los_Angeles), stored in its tz spelling.
+    /// A tz database zone or link name (America/Los_Angeles), stored in its tz spelling; US zone
+    /// names and abbreviations are read as their tz zone.
     case timezone
-    case choice([String])
-    /// A `;`-separated list of values of one type.
+    /// A list of values of one type in one cell (`CellNormalizer.separators`), stored `;`-separated.
     case list(CellType)
+
+    /// The vocabulary a cell of this type is read through, when its values are words.
+    var vocabulary: Vocabulary? {
+        switch self {
+        case .bool: .bool
+        case .personSex: .personSex
+        case .groupSex: .groupSex
+        case .audience: .audience
+        case .schoolYear: .schoolYear
+        case .staffRole: .staffRole
+        case .membershipStatus: .membershipStatus
+        case .resourceType: .resourceType
+        case .day: .day
+        case .time: .timeOfDay
+        case .timezone: .timeZone
+        case .phone: .phoneLabel
+        default: nil
+        }
+    }
 
     /// The column type in the staging table the importer COPYs into.
     var stagingSQLType: String {
@@ -68,6 +98,9 @@ public struct ColumnSpec: Sendable {
     let target: TargetColumn?
     let reference: Reference?
     let list: ListRelation?
+    /// The column of the same row that narrows an ambiguous name in this one (a student's campus
+    /// for the student's ministries); see `Reference.scope`.
+    let nameScope: String?
     /// The export expression over the target row `t`, when the type's default does not fit.
     private let export: String?
 
@@ -77,7 +110,8 @@ public struct ColumnSpec: Sendable {
     /// row `s` and written back from the target row `t`.
     init(_ name: String, _ type: CellType, required: Bool = false, key: Bool = false, aliases: [String] = [],
          storedIn: String? = nil, references reference: Reference? = nil, list: ListRelation? = nil,
-         resolve: String? = nil, export: String? = nil, insertDefault: String? = nil, updatable: Bool = true) {
+         nameScope: String? = nil, resolve: String? = nil, export: String? = nil, insertDefault: String? = nil,
+         updatable: Bool = true) {
         self.name = name
         self.type = type
         self.required = required
@@ -85,6 +119,7 @@ public struct ColumnSpec: Sendable {
         self.isKey = key
         self.reference = reference
         self.list = list
+        self.nameScope = nameScope
         self.export = export
         if list != nil {
             target = nil

@@ -7,11 +7,9 @@ public enum Weekday: Int, Sendable, Codable, CaseIterable, Comparable {
     public var name: String { Self.names[rawValue] }
     public var shortName: String { String(name.prefix(3)) }
 
-    /// From `Monday`, `mon`, `Tues`, `Thursdays`, `weds`... (case-insensitive, a trailing `.` ignored).
+    /// From any spelling of the day vocabulary: `Monday`, `mon`, `Tues`, `Thursdays`, `Weds.`, `Th`, `R`...
     public init?(name: String) {
-        var key = name.lowercased()
-        if key.hasSuffix(".") { key.removeLast() }
-        guard let day = Self.spellings[key] else { return nil }
+        guard let day = Self.spellings[Vocabulary.key(name)] else { return nil }
         self = day
     }
 
@@ -22,18 +20,34 @@ public enum Weekday: Int, Sendable, Codable, CaseIterable, Comparable {
 
     static let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
-    /// Lower-case spelling -> day: full names, abbreviations and plurals (`Mondays`).
+    /// Lookup key (`Vocabulary.key`) -> day, from the day vocabulary.
     static let spellings: [String: Weekday] = {
-        var words: [String: Weekday] = [:]
-        let forms: [(Weekday, [String])] = [
-            (.monday, ["monday", "mon"]), (.tuesday, ["tuesday", "tue", "tues"]),
-            (.wednesday, ["wednesday", "wed", "weds"]), (.thursday, ["thursday", "thu", "thur", "thurs", "thr"]),
-            (.friday, ["friday", "fri"]), (.saturday, ["saturday", "sat"]), (.sunday, ["sunday", "sun"]),
-        ]
-        for (day, names) in forms {
-            for name in names { words[name] = day }
-            words[names[0] + "s"] = day
+        var days: [String: Weekday] = [:]
+        for term in Vocabulary.day.terms {
+            guard let value = term.value, let index = names.firstIndex(of: value) else { continue }
+            for spelling in term.spellings { days[Vocabulary.key(spelling)] = Weekday(rawValue: index) }
         }
-        return words
+        return days
     }()
+
+    /// The letters of a run of days written together, as timetables do (`MWF`, `TTh`, `TR`, `MTWRF`):
+    /// `M`, `T`/`Tu`, `W`, `Th`/`R`, `F`, `Sa`, `Su`.
+    private static let runLetters: [(String, Weekday)] = [
+        ("th", .thursday), ("tu", .tuesday), ("sa", .saturday), ("su", .sunday),
+        ("m", .monday), ("t", .tuesday), ("w", .wednesday), ("r", .thursday), ("f", .friday),
+    ]
+
+    /// The days of a run such as `mwf` or `tth` (lower case): at least two, each later in the week
+    /// than the one before; nil for any other word.
+    static func run(_ word: String) -> [Weekday]? {
+        var days: [Weekday] = []
+        var rest = Substring(word)
+        while !rest.isEmpty {
+            guard let (letters, day) = runLetters.first(where: { rest.hasPrefix($0.0) }),
+                  days.last.map({ $0 < day }) ?? true else { return nil }
+            days.append(day)
+            rest = rest.dropFirst(letters.count)
+        }
+        return days.count >= 2 ? days : nil
+    }
 }

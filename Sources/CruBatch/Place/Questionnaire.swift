@@ -154,7 +154,11 @@ struct QuestionnaireAnswer: Sendable {
     var lastName: String?
     var phone: String?
     var sex: String?
+    /// 1-5; nil when the answer gives none (`Transfer`, `Class of 2028`): then only groups open to
+    /// every year take the student.
     var schoolYear: Int?
+    /// From `Class of 2028`.
+    var gradYear: Int?
     var campusText = ""
     var campusColumn: Int?
     /// The ministries cell as written (split by `Placer` against the known names).
@@ -221,19 +225,24 @@ struct QuestionnaireReader {
             answer.diagnostics.append(Diagnostic(file: displayName, line: row.line, column: column, field: field.rawValue,
                                                  code: code, message: message, hint: hint))
         }
-        func value(_ field: PlaceField, as type: CellType, required: Bool) -> String? {
-            guard let (text, column) = cell(field) else { return nil }
+        func reading(_ field: PlaceField, as type: CellType, required: Bool) -> CellReading {
+            guard let (text, column) = cell(field) else { return CellReading() }
             do throws(CellProblem) {
-                let value = try CellNormalizer.normalize(text, as: type)
-                if value == nil && required {
+                let reading = try CellNormalizer.read(text, as: type)
+                if let warning = reading.warning {
+                    problem(field, column, warning.code, "\(field.rawValue): \(warning.message)", hint: warning.hint)
+                } else if reading.value == nil && reading.gradYear == nil && required {
                     problem(field, column, .missingValue, "\(field.rawValue) is required but empty",
                             hint: "ask the student, or fill in the \(field.rawValue) cell")
                 }
-                return value
+                return reading
             } catch {
                 problem(field, column, error.code, "\(field.rawValue): \(error.message)", hint: error.hint)
-                return nil
+                return CellReading()
             }
+        }
+        func value(_ field: PlaceField, as type: CellType, required: Bool) -> String? {
+            reading(field, as: type, required: required).value
         }
 
         answer.emailText = cell(.email)?.text.lowercased() ?? ""
@@ -256,7 +265,9 @@ struct QuestionnaireReader {
         }
         answer.phone = value(.phone, as: .phone, required: false)
         answer.sex = value(.sex, as: .personSex, required: true)
-        answer.schoolYear = value(.schoolYear, as: .schoolYear, required: true).flatMap { Int($0) }
+        let year = reading(.schoolYear, as: .schoolYear, required: true)
+        answer.schoolYear = year.value.flatMap { Int($0) }
+        answer.gradYear = year.gradYear.flatMap { Int($0) }
         if let (text, column) = cell(.campus) {
             answer.campusText = text
             answer.campusColumn = column
