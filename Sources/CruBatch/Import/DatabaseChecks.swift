@@ -2,7 +2,9 @@ import CSVStream
 import PostgresClient
 
 /// The checks that need the whole file or the database, run as queries over the staging table:
-/// duplicate keys, references, time zones, and the kind's row rules (date order, group capacity).
+/// names resolved to codes, duplicate keys, references, time zones, and the kind's row rules (zone
+/// defaults, date order, group capacity). Rows already rejected by their cells are staged too, so
+/// their other problems are reported in the same run.
 struct DatabaseChecks {
     let spec: KindSpec
     let connection: PostgresConnection
@@ -11,22 +13,125 @@ struct DatabaseChecks {
     /// Lock the file's groups before counting their members (an import: the count then holds until
     /// it commits); validation takes no lock.
     let locksGroups: Bool
+    /// Whether a blank cell of an existing row keeps its stored value (then no default is applied).
+    let blank: ImportOptions.Blank
 
-    func run() throws -> [Diagnostic] {
-        var found = try duplicates()
+    /// Every problem found (errors and warnings); `rejectedLines` are the rows whose cells already
+    /// failed, which take no seat in a group.
+    func run(rejectedLines: Set<Int>) throws -> [Diagnostic] {
+        // Names first: every later check, and the merge, see codes.
+        var found: [Diagnostic] = []
+        var ambiguous = Set<AmbiguousCell>()
+        for (column, reference) in spec.references where reference.nameColumn != nil && isPresent(column.name) {
+            found += try resolveNames(column, reference, ambiguous: &ambiguous)
+        }
+        found += try duplicates()
         for (column, reference) in spec.references where isPresent(column.name) {
-            found += try missing(column, reference)
+            found += try missing(column, reference, except: ambiguous)
         }
         for column in spec.columns where column.type == .timezone && isPresent(column.name) {
             found += try unknownTimeZones(column)
         }
         for rule in spec.rules {
             switch rule {
+            case .timeZoneDefault(let column, let inheritedThrough):
+                found += try zoneDefaults(column, inheritedThrough: inheritedThrough)
             case .endNotBeforeStart(let start, let end): found += try dateOrder(start: start, end: end)
-            case .groupCapacity: found += try overCapacity()
+            case .groupCapacity:
+                let rejected = rejectedLines.union(found.filter { $0.severity == .error }.map(\.line))
+                found += try overCapacity(excluding: rejected)
             }
         }
         return found
+    }
+
+    /// A cell value reported as ambiguous on a line, so it is not reported as unknown too.
+    private struct AmbiguousCell: Hashable {
+        let line: Int
+        let value: String
+    }
+
+    /// A name as a cell gives it, with the scope of its row ('' for none).
+    private struct ScopedName: Hashable {
+        let text: String
+        let scope: String
+    }
+
+    /// SQL for a reference column's values: one per row, or one per item of a list (`v.value` over
+    /// the list unnested), with the rows they come from.
+    private func values(of column: ColumnSpec) -> (value: String, source: String) {
+        guard column.list != nil else { return (column.stagedName, "stage s") }
+        return ("v.value", "stage s cross join lateral unnest(string_to_array(\(column.stagedName), ';')) as v(value)")
+    }
+
+    /// Rewrites the stage's names (`Cru Cal Poly`) to the codes they match (`NameMatcher`), so the
+    /// reference joins, the duplicate check and the merge see codes. Only the distinct values that
+    /// are not codes are matched, in Swift, where import and place share one rule; one UPDATE then
+    /// rewrites every row. A name that matches several rows is reported here; one that matches
+    /// none is left for `missing`.
+    private func resolveNames(_ column: ColumnSpec, _ reference: Reference,
+                              ambiguous: inout Set<AmbiguousCell>) throws -> [Diagnostic] {
+        let cell = column.stagedName
+        let (value, source) = values(of: column)
+        // A row without a scope has '' (never a code): arrays of binds hold no NULL.
+        let scope = column.nameScope.map { "coalesce(s.\"\($0)\", '')" } ?? "''"
+        let names = try connection.query("""
+            select distinct \(unescaped: value), \(unescaped: scope) from \(unescaped: source)
+            where \(unescaped: value) is not null
+            and not exists (select 1 from \(unescaped: reference.table) r where r.\(unescaped: reference.keyColumn) = \(unescaped: value))
+            """).rows.map { ScopedName(text: try $0.decode(String.self, 0), scope: try $0.decode(String.self, 1)) }
+        guard !names.isEmpty, let nameColumn = reference.nameColumn else { return [] }
+        let matcher = NameMatcher(try connection.query("""
+            select r.\(unescaped: reference.keyColumn), r.\(unescaped: nameColumn), \(unescaped: reference.scope ?? "''")
+            from \(unescaped: reference.table) r
+            """).rows.map { row in
+            NameMatcher.Candidate(code: try row.decode(String.self, 0), name: try row.decode(String.self, 1),
+                                  scope: try row.decode(String.self, 2))
+        })
+        var found: (values: [String], scopes: [String], codes: [String]) = ([], [], [])
+        var several: [ScopedName: [NameMatcher.Candidate]] = [:]
+        for name in names {
+            switch matcher.match(name.text, scope: name.scope.isEmpty ? nil : name.scope) {
+            case .found(let candidate):
+                found.values.append(name.text)
+                found.scopes.append(name.scope)
+                found.codes.append(candidate.code)
+            case .ambiguous(let candidates): several[name] = candidates
+            case .none: break
+            }
+        }
+        if !found.values.isEmpty {
+            let matches: PostgresQuery = "unnest(\(found.values)::text[], \(found.scopes)::text[], \(found.codes)::text[]) as m(value, scope, code)"
+            if column.list != nil {
+                try connection.query("""
+                    update stage s set "\(unescaped: column.name)" = (
+                        select string_agg(coalesce(m.code, v.value), ';' order by v.position)
+                        from unnest(string_to_array(\(unescaped: cell), ';')) with ordinality as v(value, position)
+                        left join \(matches) on m.value = v.value and m.scope = \(unescaped: scope))
+                    where string_to_array(\(unescaped: cell), ';') && \(found.values)::text[]
+                    """)
+            } else {
+                try connection.query("""
+                    update stage s set "\(unescaped: column.name)" = m.code from \(matches)
+                    where \(unescaped: cell) = m.value and m.scope = \(unescaped: scope)
+                    """)
+            }
+        }
+        guard !several.isEmpty else { return [] }
+        let texts = Array(Set(several.keys.map(\.text)))
+        let rows = try connection.query("""
+            select s.line, \(unescaped: value), \(unescaped: scope) from \(unescaped: source)
+            where \(unescaped: value) = any(\(texts)::text[]) order by s.line
+            """).rows
+        return try rows.compactMap { row in
+            let line = try row.decode(Int.self, 0), text = try row.decode(String.self, 1)
+            guard let candidates = several[ScopedName(text: text, scope: try row.decode(String.self, 2))] else { return nil }
+            ambiguous.insert(AmbiguousCell(line: line, value: text))
+            return diagnostic(line, column: column.name, code: .ambiguousReference,
+                              message: "\(reference.noun) \"\(text)\" matches \(candidates.count): "
+                                  + candidates.map(\.label).joined(separator: ", "),
+                              hint: "write the code, or enough of the name to tell them apart")
+        }
     }
 
     private func isPresent(_ column: String) -> Bool { mapping.fileColumn(of: column, in: spec) != nil }
@@ -56,11 +161,8 @@ struct DatabaseChecks {
         }
     }
 
-    private func missing(_ column: ColumnSpec, _ reference: Reference) throws -> [Diagnostic] {
-        let cell = column.stagedName
-        let isList = column.list != nil
-        let value = isList ? "v.value" : cell
-        let source = isList ? "stage s cross join lateral unnest(string_to_array(\(cell), ';')) as v(value)" : "stage s"
+    private func missing(_ column: ColumnSpec, _ reference: Reference, except ambiguous: Set<AmbiguousCell>) throws -> [Diagnostic] {
+        let (value, source) = values(of: column)
         let rows = try connection.query("""
             select s.line, \(unescaped: value) from \(unescaped: source)
             where \(unescaped: value) is not null
@@ -69,17 +171,20 @@ struct DatabaseChecks {
             order by s.line
             """).rows
         guard !rows.isEmpty else { return [] }
-        // Students are personal data: never suggest another student's email.
+        // Students are personal data: never suggest another student's email. Names are suggested
+        // as well as codes where a cell may hold either.
         let personal = reference.table == "people" && reference.condition == "true"
+        let names = reference.nameColumn.map { ", r.\($0)" } ?? ""
         let candidates = personal ? [] : try connection.query("""
-            select \(unescaped: reference.key(over: "r")) from \(unescaped: reference.table) r
+            select \(unescaped: reference.key(over: "r"))\(unescaped: names) from \(unescaped: reference.table) r
             where \(unescaped: reference.condition) limit 5000
-            """).rows.map { try $0.decode(String.self, 0) }
-        return try rows.map { row in
-            let key = try row.decode(String.self, 1)
+            """).rows.flatMap { row in try row.values.indices.map { try row.decode(String.self, $0) } }
+        return try rows.compactMap { row in
+            let line = try row.decode(Int.self, 0), key = try row.decode(String.self, 1)
+            if ambiguous.contains(AmbiguousCell(line: line, value: key)) { return nil }
             let suggestion = Suggestion.closest(to: key, among: candidates)
             let named = personal ? "with this email" : "\"\(key)\""
-            return diagnostic(try row.decode(Int.self, 0), column: column.name, code: .unknownReference,
+            return diagnostic(line, column: column.name, code: .unknownReference,
                               message: "\(reference.noun) \(named) does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
                               hint: "add it to \(reference.definedIn.fileName) and import that first, or load both with --dir")
         }
@@ -101,6 +206,50 @@ struct DatabaseChecks {
         }
     }
 
+    /// New rows without a time zone (and, with `--blank clear`, existing ones): they take the zone
+    /// that the campuses of their `inheritedThrough` ministries share, rewritten into the stage;
+    /// otherwise the default, with a warning naming it.
+    private func zoneDefaults(_ column: String, inheritedThrough list: String?) throws -> [Diagnostic] {
+        let isNew = spec.keys.map { key in
+            key.type == .email ? "lower(t.\(key.target!.name)) = \(key.stagedName)" : "t.\(key.target!.name) = \(key.stagedName)"
+        }.joined(separator: " and ")
+        let needsZone = "s.\"\(column)\" is null and (\(blank == .clear) or not exists (select 1 from \(spec.table) t where \(isNew)))"
+        let defaultZone = TimeZoneNames.defaultZone
+        guard let list else {
+            let rows = try connection.query("select s.line from stage s where \(unescaped: needsZone) order by s.line").rows
+            return try rows.map { row in
+                diagnostic(try row.decode(Int.self, 0), column: column, code: .assumedValue,
+                           message: "no \(column) given: \(defaultZone) (the default) is used",
+                           hint: "give the \(spec.kind.noun)'s zone, e.g. America/Denver or Mountain")
+            }
+        }
+        let rows = try connection.query("""
+            select s.line, count(distinct c.timezone), string_agg(distinct c.timezone, ', ' order by c.timezone)
+            from stage s
+            left join lateral unnest(string_to_array(s."\(unescaped: list)", ';')) as v(code) on true
+            left join ministries m on m.code = v.code left join campuses c on c.id = m.campus_id
+            where \(unescaped: needsZone)
+            group by s.line order by s.line
+            """).rows.map { row in
+            (line: try row.decode(Int.self, 0), zones: try row.decode(Int.self, 1), names: try row.decode(String?.self, 2))
+        }
+        let inherited = rows.filter { $0.zones == 1 }
+        if !inherited.isEmpty {
+            try connection.query("""
+                update stage s set "\(unescaped: column)" = z.zone
+                from unnest(\(inherited.map(\.line))::int[], \(inherited.map { $0.names ?? "" })::text[]) as z(line, zone)
+                where s.line = z.line
+                """)
+        }
+        return rows.filter { $0.zones != 1 }.map { row in
+            let why = row.zones == 0 ? "none of its \(list) is on a campus crubatch knows"
+                : "its \(list) are on campuses in different zones (\(row.names ?? ""))"
+            return diagnostic(row.line, column: column, code: .assumedValue,
+                              message: "no \(column) given and \(why): \(defaultZone) (the default) is used",
+                              hint: "give the \(spec.kind.noun)'s zone, e.g. America/Los_Angeles or Pacific")
+        }
+    }
+
     /// Rows whose `end` comes before their `start` (both resolved, so time zones count).
     private func dateOrder(start: String, end: String) throws -> [Diagnostic] {
         guard isPresent(end) else { return [] }
@@ -117,7 +266,7 @@ struct DatabaseChecks {
     ///
     /// The capacity trigger would refuse the same joins, without the line. Locking the groups first,
     /// in id order as `place` does, keeps every other writer out of them until this load commits.
-    private func overCapacity() throws -> [Diagnostic] {
+    private func overCapacity(excluding rejected: Set<Int>) throws -> [Diagnostic] {
         if locksGroups {
             try connection.query("""
                 select g.id from community_groups g where g.code in (select s."group" from stage s)
@@ -129,7 +278,7 @@ struct DatabaseChecks {
                 select s.line, g.id as group_id, g.code, g.capacity,
                        row_number() over (partition by g.id order by s.line) as rank
                 from stage s join community_groups g on g.code = s."group" join people p on lower(p.email) = s.email
-                where g.capacity is not null
+                where g.capacity is not null and s.line <> all(\(Array(rejected))::int[])
                 and not exists (select 1 from memberships m where m.group_id = g.id and m.person_id = p.id)
             )
             select i.line, i.code, i.capacity, (select count(*) from memberships m where m.group_id = i.group_id) as members

@@ -15,6 +15,19 @@ public enum Kind: String, Sendable, CaseIterable, Codable {
         self.init(rawValue: String(lower.dropLast(suffix.count)))
     }
 
+    /// The kind's columns, as `export` names them (and `--map` maps to).
+    public var columnNames: [String] { KindSpec.of(self).columns.map(\.name) }
+
+    /// One row of the kind, in messages and headers: `campus`, `ministry`, `group` ...
+    public var noun: String { Self.singular(of: rawValue) }
+
+    /// `campuses` -> `campus`, `ministries` -> `ministry`, `leaders` -> `leader`.
+    static func singular(of word: String) -> String {
+        if word.hasSuffix("ies") { return word.dropLast(3) + "y" }
+        if word.hasSuffix("uses") { return String(word.dropLast(2)) }
+        return word.hasSuffix("s") ? String(word.dropLast()) : word
+    }
+
     /// Why a kind name was not understood, with the accepted values.
     public static var acceptedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }

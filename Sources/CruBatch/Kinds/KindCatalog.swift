@@ -20,10 +20,14 @@ enum KindCatalog {
             childTable: childTable, parentColumn: parent, valueColumn: "person_id", reference: .leader))
     }
 
-    private static func ministryList(_ childTable: String, parent: String) -> ColumnSpec {
-        ColumnSpec("ministries", .list(.code), list: ListRelation(
-            childTable: childTable, parentColumn: parent, valueColumn: "ministry_id", reference: .ministry))
+    private static func ministryList(_ childTable: String, parent: String, nameScope: String? = nil) -> ColumnSpec {
+        ColumnSpec("ministries", .list(.reference), list: ListRelation(
+            childTable: childTable, parentColumn: parent, valueColumn: "ministry_id", reference: .ministry),
+                   nameScope: nameScope)
     }
+
+    /// The default zone in SQL, for column defaults.
+    private static let defaultZone = "'\(TimeZoneNames.defaultZone)'"
 
     private static let code = ColumnSpec("code", .code, required: true, key: true)
     private static let name = ColumnSpec("name", .text, required: true)
@@ -31,12 +35,12 @@ enum KindCatalog {
     static let campuses = KindSpec(kind: .campuses, table: "campuses", columns: [
         code, name, ColumnSpec("city", .text), ColumnSpec("state", .text),
         ColumnSpec("country", .text, insertDefault: "'US'"),
-        ColumnSpec("timezone", .timezone, insertDefault: "'America/Los_Angeles'"),
+        ColumnSpec("timezone", .timezone, insertDefault: defaultZone),
         ColumnSpec("url", .url), ColumnSpec("calendar_url", .url), ColumnSpec("map_url", .url),
-    ])
+    ], rules: [.timeZoneDefault(column: "timezone", inheritedThrough: nil)])
 
     static let ministries = KindSpec(kind: .ministries, table: "ministries", columns: [
-        code, name, ColumnSpec("campus", .code, required: true, references: .campus),
+        code, name, ColumnSpec("campus", .reference, required: true, references: .campus),
         ColumnSpec("description", .multilineText),
         ColumnSpec("url", .url),
     ])
@@ -50,8 +54,8 @@ enum KindCatalog {
         kind: .leaders, table: "people",
         columns: personColumns + [
             ColumnSpec("phone", .phone, required: true), ColumnSpec("sex", .personSex),
-            ColumnSpec("campus", .code, references: .campus),
-            ColumnSpec("staff_role", .choice(["staff", "intern", "student"]), aliases: ["role"]),
+            ColumnSpec("campus", .reference, references: .campus),
+            ColumnSpec("staff_role", .staffRole, aliases: ["role"]),
         ],
         derived: [
             TargetColumn(name: "is_leader", resolve: "true", insertDefault: "false"),
@@ -64,17 +68,18 @@ enum KindCatalog {
         columns: personColumns + [
             ColumnSpec("phone", .phone), ColumnSpec("sex", .personSex), ColumnSpec("school_year", .schoolYear),
             ColumnSpec("grad_year", .gradYear, aliases: ["graduation year", "graduation_year"]),
-            ColumnSpec("campus", .code, references: .campus), ministryList("person_ministries", parent: "person_id"),
+            ColumnSpec("campus", .reference, references: .campus),
+            ministryList("person_ministries", parent: "person_id", nameScope: "campus"),
         ],
         exportFilter: "not t.is_leader")
 
     static let teams = KindSpec(kind: .teams, table: "ministry_teams", columns: [
-        code, ColumnSpec("ministry", .code, required: true, references: .ministry), name,
+        code, ColumnSpec("ministry", .reference, required: true, references: .ministry), name,
         ColumnSpec("description", .multilineText), leaderList("team_leaders", parent: "team_id"),
     ])
 
     static let groups = KindSpec(kind: .groups, table: "community_groups", columns: [
-        code, ColumnSpec("ministry", .code, required: true, references: .ministry), name,
+        code, ColumnSpec("ministry", .reference, required: true, references: .ministry), name,
         ColumnSpec("day", .day, storedIn: "meeting_day"), ColumnSpec("time", .time, storedIn: "meeting_time"),
         ColumnSpec("location", .text), ColumnSpec("audience", .audience, aliases: ["type"]), ColumnSpec("sex", .groupSex),
         ColumnSpec("capacity", .positiveInt, aliases: ["size", "max members"]),
@@ -84,23 +89,28 @@ enum KindCatalog {
     static let memberships = KindSpec(
         kind: .memberships, table: "memberships",
         columns: [
-            ColumnSpec("group", .code, required: true, key: true, aliases: ["group code", "community group"],
+            ColumnSpec("group", .reference, required: true, key: true, aliases: ["group code", "group name", "community group"],
                        references: .group),
             ColumnSpec("email", .email, required: true, key: true, storedIn: "person_id", references: .student),
-            ColumnSpec("joined_at", .dateTime, aliases: ["joined"], resolve: "s.joined_at::timestamptz",
+            ColumnSpec("joined_at", .dateTime, aliases: ["joined"],
+                       resolve: instant("joined_at", zone: "coalesce(gc.timezone, \(defaultZone))"),
                        export: "to_char(t.joined_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
                        insertDefault: "now()"),
-            ColumnSpec("status", .choice(["active", "pending"]), insertDefault: "'active'"),
+            ColumnSpec("status", .membershipStatus, insertDefault: "'active'"),
         ],
         derived: [TargetColumn(name: "source", resolve: "'import'", insertDefault: "'import'", updatable: false)],
+        // A joined_at without offset is wall-clock time on the group's campus.
+        resolveJoins: "left join ministries gm on gm.id = g.ministry_id left join campuses gc on gc.id = gm.campus_id",
         rules: [.groupCapacity],
         messageKey: "email")
 
-    /// Local date-time text in the row's time zone (else the stored event's, else the default) to an
-    /// instant; text with an offset is taken as it is.
-    private static func instant(_ column: String) -> String {
-        "case when s.\(column) ~ '(Z|[+-][0-9][0-9]:[0-9][0-9])$' then s.\(column)::timestamptz else s.\(column)::timestamp at time zone coalesce(s.timezone, e.timezone, 'America/Los_Angeles') end"
+    /// Date-time text to an instant: text with an offset as it is, wall-clock text in `zone` (SQL).
+    private static func instant(_ column: String, zone: String) -> String {
+        "case when s.\(column) ~ '(Z|[+-][0-9][0-9]:[0-9][0-9])$' then s.\(column)::timestamptz else s.\(column)::timestamp at time zone \(zone) end"
     }
+
+    /// An event's zone: the row's (which the checks fill in from its ministries), else the stored event's.
+    private static let eventZone = "coalesce(s.timezone, e.timezone, \(defaultZone))"
 
     /// An instant as wall-clock text in the event's own time zone, as staff typed it.
     private static func localText(_ column: String) -> String {
@@ -112,16 +122,17 @@ enum KindCatalog {
         columns: [
             code, name,
             ColumnSpec("starts_at", .dateTime, required: true, aliases: ["start", "starts", "start date"],
-                       resolve: instant("starts_at"), export: localText("starts_at")),
-            ColumnSpec("ends_at", .dateTime, aliases: ["end", "ends", "end date"], resolve: instant("ends_at"),
+                       resolve: instant("starts_at", zone: eventZone), export: localText("starts_at")),
+            ColumnSpec("ends_at", .dateTime, aliases: ["end", "ends", "end date"], resolve: instant("ends_at", zone: eventZone),
                        export: localText("ends_at")),
-            ColumnSpec("timezone", .timezone, insertDefault: "'America/Los_Angeles'"), ColumnSpec("location", .text),
+            ColumnSpec("timezone", .timezone, insertDefault: defaultZone), ColumnSpec("location", .text),
             ministryList("event_ministries", parent: "event_id"),
             ColumnSpec("rideshare", .bool, aliases: ["ride sharing", "ridesharing"], insertDefault: "false"),
             ColumnSpec("url", .url), ColumnSpec("description", .multilineText),
         ],
         resolveJoins: "left join events e on e.code = s.code",
-        rules: [.endNotBeforeStart(start: "starts_at", end: "ends_at")])
+        rules: [.timeZoneDefault(column: "timezone", inheritedThrough: "ministries"),
+                .endNotBeforeStart(start: "starts_at", end: "ends_at")])
 
     static let missions = KindSpec(
         kind: .missions, table: "summer_missions",
@@ -136,7 +147,7 @@ enum KindCatalog {
 
     static let resources = KindSpec(kind: .resources, table: "resources", columns: [
         ColumnSpec("url", .url, required: true, key: true), ColumnSpec("title", .text, required: true),
-        ColumnSpec("type", .choice(["article", "video", "audio", "guide"])), ColumnSpec("author", .text),
+        ColumnSpec("type", .resourceType), ColumnSpec("author", .text),
         ColumnSpec("published_on", .date, aliases: ["date", "published"]),
         ColumnSpec("topics", .list(.text), aliases: ["tags"], list: ListRelation(
             childTable: "resource_topics", parentColumn: "resource_id", valueColumn: "topic", reference: nil)),

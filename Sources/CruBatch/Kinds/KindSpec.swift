@@ -1,6 +1,7 @@
 /// A reference from a column to another kind's natural key (a ministry's campus, a group's
 /// leaders), checked against the database (which, inside one load, already holds the kinds loaded
-/// before) and, for a scalar reference, resolved to the referenced row's id by a join.
+/// before) and, for a scalar reference, resolved to the referenced row's id by a join. A cell may
+/// name the row instead of giving its code when the referenced rows have names (`NameMatcher`).
 struct Reference: Sendable {
     let table: String
     /// The alias the joins give the referenced table (`c` for campuses ...).
@@ -14,15 +15,24 @@ struct Reference: Sendable {
     let noun: String
     /// The file that defines the referenced rows, for the hint.
     let definedIn: Kind
+    /// The referenced rows' name column, when a cell may hold a name (nil: codes or emails only).
+    var nameColumn: String?
+    /// SQL over the referenced row `r` giving what narrows an ambiguous name: the code that a
+    /// column's `nameScope` cell holds (a ministry's campus).
+    var scope: String?
 
     /// The referenced key as SQL over a table alias.
     func key(over alias: String) -> String {
         caseInsensitive ? "lower(\(alias).\(keyColumn))" : "\(alias).\(keyColumn)"
     }
 
-    static let campus = Reference(table: "campuses", alias: "c", keyColumn: "code", noun: "campus", definedIn: .campuses)
-    static let ministry = Reference(table: "ministries", alias: "m", keyColumn: "code", noun: "ministry", definedIn: .ministries)
-    static let group = Reference(table: "community_groups", alias: "g", keyColumn: "code", noun: "group", definedIn: .groups)
+    static let campus = Reference(table: "campuses", alias: "c", keyColumn: "code", noun: "campus", definedIn: .campuses,
+                                  nameColumn: "name")
+    static let ministry = Reference(table: "ministries", alias: "m", keyColumn: "code", noun: "ministry",
+                                    definedIn: .ministries, nameColumn: "name",
+                                    scope: "(select x.code from campuses x where x.id = r.campus_id)")
+    static let group = Reference(table: "community_groups", alias: "g", keyColumn: "code", noun: "group", definedIn: .groups,
+                                 nameColumn: "name")
     static let student = Reference(table: "people", alias: "p", keyColumn: "email", caseInsensitive: true, noun: "student",
                                    definedIn: .students)
     static let leader = Reference(table: "people", alias: "l", keyColumn: "email", caseInsensitive: true,
@@ -68,6 +78,10 @@ enum RowRule: Sendable {
     case endNotBeforeStart(start: String, end: String)
     /// Joins must not fill a group beyond its capacity (current members and earlier rows count).
     case groupCapacity
+    /// A new row without a time zone in `column`: with `inheritedThrough` (a list of ministries) it
+    /// takes the zone their campuses share; otherwise, or when they do not share one, it gets
+    /// `TimeZoneNames.defaultZone`, with a warning.
+    case timeZoneDefault(column: String, inheritedThrough: String?)
 }
 
 /// Everything the importer and exporter need to know about one kind. Its columns are declared once;

@@ -14,12 +14,21 @@ extension DiagnosticCode {
     public static let outOfRange = DiagnosticCode("out-of-range")
     public static let duplicateKey = DiagnosticCode("duplicate-key")
     public static let unknownReference = DiagnosticCode("unknown-reference")
+    /// A name that matches several rows (`Cru` when there are Cru Cal Poly and Cru Cuesta).
+    public static let ambiguousReference = DiagnosticCode("ambiguous-reference")
+    /// A value read by an assumption a person should check (`PST` read as America/Los_Angeles, a
+    /// campus given the default time zone): a warning.
+    public static let assumedValue = DiagnosticCode("assumed-value", severity: .warning)
+    /// A file in an `import --dir` folder that is not loaded, and why: a warning.
+    public static let skippedFile = DiagnosticCode("skipped-file", severity: .warning)
     public static let overCapacity = DiagnosticCode("over-capacity")
     public static let controlCharacter = DiagnosticCode("control-character")
 
-    /// Every code `import` and `validate` can report, each documented in the README with a fixture.
+    /// Every code `validate KIND FILE` can report, each documented in the README with a fixture
+    /// (`skipped-file`, about the files of an `import --dir` folder, is documented beside them).
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,
-        .outOfRange, .duplicateKey, .unknownReference, .overCapacity, .controlCharacter,
+        .outOfRange, .duplicateKey, .unknownReference, .ambiguousReference, .overCapacity, .controlCharacter,
+        .assumedValue,
     ]
 }

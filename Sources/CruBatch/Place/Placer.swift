@@ -118,12 +118,13 @@ struct PlaceGroup {
         }
     }
 
-    /// Whether the group's audience takes school year `year` (faculty groups take no student).
-    func takes(year: Int) -> Bool {
+    /// Whether the group's audience takes school year `year` (faculty groups take no student; a
+    /// student whose year is not known fits only groups open to every year).
+    func takes(year: Int?) -> Bool {
         switch audience {
         case nil, "mixed": true
         case "faculty": false
-        default: PlaceGroup.audienceYears[audience!] == year
+        default: year != nil && PlaceGroup.audienceYears[audience!] == year
         }
     }
 
@@ -168,6 +169,9 @@ struct Placement {
 
     var campuses: [Campus] = []
     var ministries: [Ministry] = []
+    /// Campuses and ministries by code or name, as `import` reads them; a ministry's scope is its campus.
+    var campusMatcher = NameMatcher([])
+    var ministryMatcher = NameMatcher([])
     var groups: [PlaceGroup] = []
     var diagnostics: [Diagnostic] = []
     var people: [PersonChange: Int] = [:]
@@ -189,6 +193,11 @@ struct Placement {
             Ministry(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2),
                      campusID: try $0.decode(String.self, 3))
         }
+        campusMatcher = NameMatcher(campuses.map { NameMatcher.Candidate(code: $0.code, name: $0.name) })
+        let campusCodes = Dictionary(uniqueKeysWithValues: campuses.map { ($0.id, $0.code) })
+        ministryMatcher = NameMatcher(ministries.map {
+            NameMatcher.Candidate(code: $0.code, name: $0.name, scope: campusCodes[$0.campusID])
+        })
         groups = try connection.query("""
             select g.id, g.code, g.name, g.ministry_id, m.code, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'),
                    g.location, g.audience, g.sex, g.capacity,
@@ -240,7 +249,7 @@ struct Placement {
             entry.message = first.message
             return entry
         }
-        guard let campus, let email = answer.email, let sex = answer.sex, let year = answer.schoolYear else {
+        guard let campus, let email = answer.email, let sex = answer.sex else {
             entry.reason = DiagnosticCode.missingValue.rawValue
             return entry
         }
@@ -263,7 +272,7 @@ struct Placement {
         let ministryNames = chosen.map(\.code).joined(separator: "/")
         let pool = groups.indices.filter { chosenIDs.contains(groups[$0].ministryID) }
         let bySex = pool.filter { groups[$0].admits(sex: sex) }
-        let byYear = bySex.filter { groups[$0].takes(year: year) }
+        let byYear = bySex.filter { groups[$0].takes(year: answer.schoolYear) }
         let byTime = byYear.filter { groups[$0].meets(within: availability) }
         let withRoom = byTime.filter { groups[$0].hasRoom }
         func notPlaced(_ reason: PlaceReport.Reason, _ message: String) -> PlaceReport.Entry {
@@ -281,7 +290,7 @@ struct Placement {
         }
         if byYear.isEmpty {
             let offered = Set(bySex.compactMap { groups[$0].audience }).sorted().joined(separator: ", ")
-            return notPlaced(.year, "no \(ministryNames) group open to \(Self.sexNoun(sex)) takes \(Self.yearNoun(year)) (they take \(offered))")
+            return notPlaced(.year, "no \(ministryNames) group open to \(Self.sexNoun(sex)) takes \(Self.yearNoun(answer.schoolYear)) (they take \(offered))")
         }
         if byTime.isEmpty {
             let meetings = byYear.map { "\(groups[$0].code) \(groups[$0].reportGroup.meets)" }.joined(separator: ", ")
@@ -313,55 +322,66 @@ struct Placement {
         }
     }
 
-    static func yearNoun(_ year: Int) -> String {
-        ["", "freshmen", "sophomores", "juniors", "seniors", "graduate students"][min(max(year, 0), 5)]
+    static func yearNoun(_ year: Int?) -> String {
+        guard let year else { return "students whose school year is not known" }
+        return ["", "freshmen", "sophomores", "juniors", "seniors", "graduate students"][min(max(year, 0), 5)]
     }
 
     // MARK: References
 
-    /// The campus and the chosen ministries, or unknown-reference diagnostics.
+    /// The campus and the chosen ministries, by code or name (`NameMatcher`, as `import` reads
+    /// them), or unknown-reference and ambiguous-reference diagnostics.
     func resolve(_ answer: QuestionnaireAnswer, problems: inout [Diagnostic]) -> (Campus?, [Ministry]) {
         guard !answer.campusText.isEmpty else { return (nil, []) }
-        let wanted = answer.campusText.lowercased(), key = PlaceField.key(answer.campusText)
-        let campus = campuses.first { $0.code == wanted || $0.name.lowercased() == wanted }
-            ?? campuses.first { PlaceField.key($0.code) == key || PlaceField.key($0.name) == key }
-        guard let campus else {
-            let suggestion = Suggestion.closest(to: answer.campusText, among: campuses.map(\.name) + campuses.map(\.code))
-            problems.append(Diagnostic(
-                file: file, line: answer.line, column: answer.campusColumn, field: PlaceField.campus.rawValue,
-                code: .unknownReference,
-                message: "campus \"\(answer.campusText)\" does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
-                hint: "write a campus name or code: " + campuses.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")))
+        func problem(_ field: PlaceField, column: Int?, _ code: DiagnosticCode, _ message: String, hint: String) {
+            problems.append(Diagnostic(file: file, line: answer.line, column: column, field: field.rawValue, code: code,
+                                       message: message, hint: hint))
+        }
+        let campusHint = "write a campus name or code: " + campuses.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
+        let campus: Campus
+        switch campusMatcher.match(answer.campusText) {
+        case .found(let candidate):
+            campus = campuses.first { $0.code == candidate.code }!
+        case .ambiguous(let candidates):
+            problem(.campus, column: answer.campusColumn, .ambiguousReference,
+                    "campus \"\(answer.campusText)\" matches \(candidates.count): \(candidates.map(\.label).joined(separator: ", "))",
+                    hint: campusHint)
+            return (nil, [])
+        case .none:
+            let suggestion = campusMatcher.suggestion(for: answer.campusText)
+            problem(.campus, column: answer.campusColumn, .unknownReference,
+                    "campus \"\(answer.campusText)\" does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
+                    hint: campusHint)
             return (nil, [])
         }
         let here = ministries.filter { $0.campusID == campus.id }
-        func find(_ text: String, among list: [Ministry]) -> Ministry? {
-            let lower = text.lowercased(), key = PlaceField.key(text)
-            return list.first { $0.code == lower || $0.name.lowercased() == lower }
-                ?? list.first { PlaceField.key($0.code) == key || PlaceField.key($0.name) == key }
-        }
+        let ministryHint = "ministries at \(campus.name): " + here.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
         var chosen: [Ministry] = []
         for part in answer.ministriesText.split(separator: ";").map({ CellNormalizer.trimmedNFC(String($0)) }) where !part.isEmpty {
             // A name may hold a comma; otherwise commas separate Google Forms checkboxes.
-            let items = find(part, among: ministries) != nil ? [part]
+            let items = ministryMatcher.match(part, scope: campus.code) != .none ? [part]
                 : part.split(separator: ",").map { CellNormalizer.trimmedNFC(String($0)) }.filter { !$0.isEmpty }
             for item in items {
-                if let ministry = find(item, among: here) {
-                    if !chosen.contains(where: { $0.id == ministry.id }) { chosen.append(ministry) }
-                    continue
+                switch ministryMatcher.match(item, scope: campus.code) {
+                case .found(let candidate):
+                    let ministry = ministries.first { $0.code == candidate.code }!
+                    if ministry.campusID == campus.id {
+                        if !chosen.contains(where: { $0.id == ministry.id }) { chosen.append(ministry) }
+                    } else if let other = campuses.first(where: { $0.id == ministry.campusID }) {
+                        problem(.ministries, column: answer.ministriesColumn, .unknownReference,
+                                "ministry \"\(item)\" is at \(other.name), not \(campus.name)", hint: ministryHint)
+                    }
+                case .ambiguous(let candidates):
+                    problem(.ministries, column: answer.ministriesColumn, .ambiguousReference,
+                            "ministry \"\(item)\" matches \(candidates.count): \(candidates.map(\.label).joined(separator: ", "))",
+                            hint: ministryHint)
+                case .none:
+                    let suggestion = NameMatcher(here.map { NameMatcher.Candidate(code: $0.code, name: $0.name) })
+                        .suggestion(for: item)
+                    problem(.ministries, column: answer.ministriesColumn, .unknownReference,
+                            "ministry \"\(item)\" does not exist at \(campus.name)" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
+                            hint: ministryHint)
                 }
-                let message: String
-                if let elsewhere = find(item, among: ministries),
-                   let other = campuses.first(where: { $0.id == elsewhere.campusID }) {
-                    message = "ministry \"\(item)\" is at \(other.name), not \(campus.name)"
-                } else {
-                    let suggestion = Suggestion.closest(to: item, among: here.map(\.name) + here.map(\.code))
-                    message = "ministry \"\(item)\" does not exist at \(campus.name)" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "")
-                }
-                problems.append(Diagnostic(
-                    file: file, line: answer.line, column: answer.ministriesColumn, field: PlaceField.ministries.rawValue,
-                    code: .unknownReference, message: message,
-                    hint: "ministries at \(campus.name): " + here.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")))
             }
         }
         return (campus, chosen)
@@ -372,16 +392,19 @@ struct Placement {
     mutating func upsertPerson(_ answer: QuestionnaireAnswer, email: String, campusID: String) throws -> String {
         let result = try connection.query("""
             with upserted as (
-                insert into people (email, first_name, last_name, phone, sex, school_year, campus_id)
+                insert into people (email, first_name, last_name, phone, sex, school_year, grad_year, campus_id)
                 values (\(email), \(answer.firstName), \(answer.lastName), \(answer.phone), \(answer.sex),
-                        \(answer.schoolYear)::smallint, \(campusID)::bigint)
+                        \(answer.schoolYear)::smallint, \(answer.gradYear)::smallint, \(campusID)::bigint)
                 on conflict ((lower(email))) do update set
                     first_name = excluded.first_name, last_name = excluded.last_name,
                     phone = coalesce(excluded.phone, people.phone), sex = excluded.sex,
-                    school_year = excluded.school_year, campus_id = excluded.campus_id
-                where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.campus_id)
+                    school_year = excluded.school_year, grad_year = coalesce(excluded.grad_year, people.grad_year),
+                    campus_id = excluded.campus_id
+                where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.grad_year,
+                       people.campus_id)
                     is distinct from (excluded.first_name, excluded.last_name, coalesce(excluded.phone, people.phone),
-                                      excluded.sex, excluded.school_year, excluded.campus_id)
+                                      excluded.sex, excluded.school_year, coalesce(excluded.grad_year, people.grad_year),
+                                      excluded.campus_id)
                 returning id, xmax = 0 as inserted
             )
             select id, case when inserted then 'inserted' else 'updated' end from upserted

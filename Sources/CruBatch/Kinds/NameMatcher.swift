@@ -1,0 +1,100 @@
+/// Finds the row a reference cell means when it holds a code or a name: a campus, a ministry, a group.
+/// `import` resolves names with it in its database checks and `place` reads answers with it, so both
+/// accept the same words.
+///
+/// Tried in order; the first rule that matches anything decides, and it must match exactly one row:
+/// 1. the code, ignoring case (`CRU-CalPoly`);
+/// 2. the name or the code ignoring case, spaces and punctuation (`cru calpoly`, `CRU CAL POLY`);
+/// 3. words that begin the name: every word of the cell, in order, is a word of the name, the start
+///    of one (at least 3 letters: `Poly` for `Polytechnic`), or the initials of several consecutive
+///    ones (`SLO` for `San Luis Obispo`); the first word must match the name's first word
+///    (`Cal Poly SLO` is Cal Poly San Luis Obispo, `Cru` is any "Cru ..." ministry);
+/// 4. the same, anywhere in the name (`Hancock` is Allan Hancock College).
+///
+/// Several rows matched by the deciding rule are narrowed to the row's scope when it has one (a
+/// student's ministries to the student's campus); if that does not leave one, the cell is ambiguous
+/// and the candidates are listed. Text that matches nothing gets a "did you mean" among the codes
+/// and names that exist.
+struct NameMatcher {
+    /// A row that can be referred to.
+    struct Candidate: Sendable, Equatable {
+        let code: String
+        let name: String
+        /// What narrows an ambiguous match (the ministry's campus code), if anything.
+        var scope: String?
+
+        /// `Cru Cal Poly (cru-calpoly)`, for lists of candidates.
+        var label: String { "\(name) (\(code))" }
+    }
+
+    /// What a cell refers to.
+    enum Match: Equatable {
+        case found(Candidate)
+        case ambiguous([Candidate])
+        case none
+    }
+
+    private struct Entry {
+        let candidate: Candidate
+        let key: String
+        let codeKey: String
+        let words: [String]
+    }
+
+    private let entries: [Entry]
+
+    init(_ candidates: [Candidate]) {
+        entries = candidates.map { candidate in
+            let words = NameWords.words(of: candidate.name)
+            return Entry(candidate: candidate, key: words.joined(), codeKey: Vocabulary.key(candidate.code), words: words)
+        }
+    }
+
+    func match(_ text: String, scope: String? = nil) -> Match {
+        let lower = text.lowercased()
+        let words = NameWords.words(of: text)
+        guard !words.isEmpty else { return .none }
+        let key = words.joined()
+        let rules: [(Entry) -> Bool] = [
+            { $0.candidate.code == lower },
+            { $0.key == key || $0.codeKey == key },
+            { Self.wordsMatch(words, $0.words[...], anchored: true) },
+            { Self.wordsMatch(words, $0.words[...], anchored: false) },
+        ]
+        for rule in rules {
+            let matched = entries.filter(rule).map(\.candidate)
+            if matched.count == 1 { return .found(matched[0]) }
+            guard matched.count > 1 else { continue }
+            let inScope = scope.map { scope in matched.filter { $0.scope == scope } } ?? []
+            if inScope.count == 1 { return .found(inScope[0]) }
+            return .ambiguous(inScope.count > 1 ? inScope : matched)
+        }
+        return .none
+    }
+
+    /// The closest code or name to a cell that matched nothing, if it is close enough to be a typo.
+    func suggestion(for text: String) -> String? {
+        Suggestion.closest(to: text, among: entries.map(\.candidate.code) + entries.map(\.candidate.name))
+    }
+
+    /// Whether every word of `cell` matches, in order, a word (or a run of words, by their initials)
+    /// of `name`; `anchored` makes the first word match the name's first word.
+    private static func wordsMatch(_ cell: [String], _ name: ArraySlice<String>, anchored: Bool) -> Bool {
+        guard let word = cell.first else { return true }
+        let rest = Array(cell.dropFirst())
+        let starts = anchored ? Array(name.indices.prefix(1)) : Array(name.indices)
+        for start in starts {
+            if name[start] == word || (word.count >= 3 && name[start].hasPrefix(word)),
+               wordsMatch(rest, name[(start + 1)...], anchored: false) {
+                return true
+            }
+            let letters = Array(word)
+            if letters.count >= 2, start + letters.count <= name.endIndex,
+               zip(letters, name[start..<(start + letters.count)]).allSatisfy({ $0 == $1.first }),
+               wordsMatch(rest, name[(start + letters.count)...], anchored: false) {
+                return true
+            }
+        }
+        return false
+    }
+}
