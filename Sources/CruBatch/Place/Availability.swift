@@ -35,21 +35,26 @@ public struct AvailabilityError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// Examples of what is understood, for the diagnostic's hint.
-    public static let hint = #"write days and times such as "Mon evening", "Tue 7-9pm", "Thursday after 6", "Mon/Wed 6:30pm-9pm", "weekday evenings" or "anytime", separated by ; or ,"#
+    public static let hint = #"write days and times such as "Mon evening", "Tue 7-9pm", "Tuesday 7pm", "Thursday after 6", "MWF 3-5", "weekday evenings except Wed" or "anytime", separated by ; or ,"#
 }
 
 /// The weekly free time a student gave in the "Get Involved" questionnaire, as day/time windows.
 ///
 /// Understood (case-insensitive), as pieces separated by `;` or `,`:
-/// - days: `Monday`, `Mondays`, `Mon`, `Tue`/`Tues`, `Wed`/`Weds`, `Thu`/`Thur`/`Thurs`, ...; several joined
-///   by `/`, `&`, `+` or `and` (`Mon/Wed`, `Monday and Wednesday`, `Mon & Wed`); ranges `Mon-Thu`,
+/// - days: every spelling of the day vocabulary (`Monday`, `Mondays`, `Mon`, `Tu`, `Weds`, `Th`, `R`,
+///   `M`, `W`, `F` ...) and runs of day letters (`MWF`, `TTh`, `TR`, `MTWRF`); several joined by `/`,
+///   `&`, `+`, `and` or `or` (`M/W`, `Monday and Wednesday`, `Mon or Wed`); ranges `Mon-Thu`,
 ///   `Monday through Thursday`; `weekdays`, `weekends`, `every day`/`daily`;
+/// - days left out: `but`, `except`, `not`, `besides` followed by days (`any time but Friday`,
+///   `weekday evenings except Wed`); without other days, the rest of the week;
 /// - parts of the day: `morning(s)` 06:00-12:00, `afternoon(s)` 12:00-17:00, `evening(s)`/`night(s)`
-///   17:00-22:00; `weeknights` (Mon-Fri evenings); `anytime`/`any time`/`all day` (the whole day);
+///   17:00-22:00; `weeknights` (Mon-Fri evenings); `anytime`/`any time`/`all day`/`flexible` (the whole day);
 /// - time ranges `7-9pm`, `6:30pm-9pm`, `11am-1pm`, `18:00-20:30`, `from 7 to 9pm`, `between 7 and 9pm`,
 ///   `noon-2pm` (a missing am/pm on the first time is the second's; a range past midnight continues the
 ///   next day);
-/// - `after 6`, `after 7pm`, `after 6:30pm` (until midnight), `before 10am` (from midnight).
+/// - `after 6`, `after 7pm`, `after 6:30pm` (until midnight), `before 10am` (from midnight);
+/// - a single time, when a meeting may start: `Tuesday 7pm` is 19:00 for the length of a meeting
+///   (`Placer.meetingMinutes`).
 /// A bare hour from 1 to 11 with no am/pm anywhere means pm (`after 6` is 18:00; `7-9` is 19:00-21:00);
 /// 24-hour times (`18:30`, `19-21`) are read as written. A day with no time means the whole day; a time
 /// with no day means every day. Two time phrases in one piece intersect (`Tue evening after 7`).
@@ -127,11 +132,14 @@ struct AvailabilityParser {
     static let partsOfDay: [String: Range<Int>] = [
         "morning": morning, "mornings": morning, "afternoon": afternoon, "afternoons": afternoon,
         "evening": evening, "evenings": evening, "night": evening, "nights": evening,
-        "anytime": wholeDay, "allday": wholeDay,
+        "anytime": wholeDay, "allday": wholeDay, "flexible": wholeDay,
     ]
 
     /// Words that only glue a phrase together.
-    static let fillers: Set<String> = ["on", "every", "each", "from", "in", "the", "and", "at"]
+    static let fillers: Set<String> = ["on", "every", "each", "from", "in", "the", "and", "or", "at"]
+
+    /// Words after which the days named are left out.
+    static let exclusions: Set<String> = ["but", "except", "not", "besides", "excluding"]
 
     // MARK: Pieces
 
@@ -210,6 +218,8 @@ struct AvailabilityParser {
     /// What one piece says: which days (nil: not said) and which time of day (nil: not said).
     struct Phrase {
         var days: [Weekday]?
+        /// Days left out (`but Friday`).
+        var excluded: [Weekday] = []
         var time: [Range<Int>]?
         /// The time when none is given: the whole day, or evenings for `weeknights`.
         var defaultTime = AvailabilityParser.wholeDay
@@ -252,8 +262,13 @@ struct AvailabilityParser {
         let tokens = try tokenize(piece)
         var phrase = Phrase()
         var index = 0
+        var excluding = false
         func addDays(_ days: [Weekday]) {
-            phrase.days = (phrase.days ?? []) + days.filter { !(phrase.days ?? []).contains($0) }
+            if excluding {
+                phrase.excluded += days
+            } else {
+                phrase.days = (phrase.days ?? []) + days.filter { !(phrase.days ?? []).contains($0) }
+            }
         }
         func addTime(_ span: Range<Int>) throws(AvailabilityError) {
             guard let existing = phrase.time else {
@@ -270,7 +285,16 @@ struct AvailabilityParser {
         }
         while index < tokens.count {
             let token = tokens[index]
+            if excluding, !Self.isDayToken(token) {
+                throw fail(piece, "only days may follow \"\(Self.exclusionWord(in: tokens) ?? "except")\" (e.g. any time but Friday)")
+            }
             switch token {
+            case .word(let word) where Self.exclusions.contains(word):
+                excluding = true
+                index += 1
+            case .word(let word) where Weekday.spellings[word] == nil && Weekday.run(word) != nil:
+                addDays(Weekday.run(word)!)
+                index += 1
             case .word(let word) where Weekday.spellings[word] != nil:
                 let first = Weekday.spellings[word]!
                 // A day range: "mon-thu", "monday through thursday", "mon to fri".
@@ -313,12 +337,17 @@ struct AvailabilityParser {
                 try addTime(try range(from, to, piece: piece))
                 index += 4
             case .clock(let from):
-                guard index + 2 < tokens.count, Self.isRangeJoiner(tokens[index + 1]),
-                      case .clock(let to) = tokens[index + 2] else {
-                    throw fail(piece, "\"\(from.text)\" is a single time; give a range such as 7-9pm or say after \(from.text)")
+                if index + 2 < tokens.count, Self.isRangeJoiner(tokens[index + 1]), case .clock(let to) = tokens[index + 2] {
+                    try addTime(try range(from, to, piece: piece))
+                    index += 3
+                } else if index + 1 < tokens.count, Self.isRangeJoiner(tokens[index + 1]) {
+                    throw fail(piece, "\"\(from.text)-\" needs a time after the dash, e.g. 7-9pm")
+                } else {
+                    // A single time: a meeting may start then.
+                    let start = from.minutes()!
+                    try addTime(start..<(start + Placer.meetingMinutes))
+                    index += 1
                 }
-                try addTime(try range(from, to, piece: piece))
-                index += 3
             case .word(let word) where Self.fillers.contains(word):
                 index += 1
             case .slash, .ampersand:
@@ -329,8 +358,31 @@ struct AvailabilityParser {
                 throw fail(piece, "\"\(word)\" is not a day or a time of day")
             }
         }
-        guard phrase.days != nil || phrase.time != nil else { throw fail(piece, "it names no day or time") }
+        if excluding && phrase.excluded.isEmpty { throw fail(piece, "it says which days are left out, but names none") }
+        guard phrase.days != nil || phrase.time != nil || !phrase.excluded.isEmpty else {
+            throw fail(piece, "it names no day or time")
+        }
+        if !phrase.excluded.isEmpty {
+            phrase.days = (phrase.days ?? Weekday.allCases).filter { !phrase.excluded.contains($0) }
+            guard !phrase.days!.isEmpty else { throw fail(piece, "it leaves out every day it names") }
+        }
         return phrase
+    }
+
+    /// A day, a run of days or a word naming days, which is all that may follow `except`.
+    static func isDayToken(_ token: Token) -> Bool {
+        switch token {
+        case .word(let word):
+            Weekday.spellings[word] != nil || Weekday.run(word) != nil || fillers.contains(word) || exclusions.contains(word)
+                || ["weekday", "weekdays", "weekend", "weekends"].contains(word)
+        case .slash, .ampersand, .dash: true
+        case .clock: false
+        }
+    }
+
+    static func exclusionWord(in tokens: [Token]) -> String? {
+        for case .word(let word) in tokens where exclusions.contains(word) { return word }
+        return nil
     }
 
     static func isRangeJoiner(_ token: Token) -> Bool {
