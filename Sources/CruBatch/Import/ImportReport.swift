@@ -39,6 +39,8 @@ public struct ImportReport: Sendable, CommandReport {
     public var outcome: Outcome = .loaded
     /// True when `--max-errors` stopped the checks early.
     public var stoppedEarly = false
+    /// What `--rejects` wrote, if anything.
+    public var rejects: RejectsSummary?
 
     public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
     public var warningCount: Int { diagnostics.count - errorCount }
@@ -73,6 +75,7 @@ public struct ImportReport: Sendable, CommandReport {
         rows.forEach { table.append($0) }
         var lines = table.lines
         lines.append(verdict)
+        if let rejects { lines.append(rejects.sentence) }
         return lines.joined(separator: "\n")
     }
 
@@ -93,7 +96,7 @@ public struct ImportReport: Sendable, CommandReport {
     public var text: String { summaryTable }
 
     private enum Keys: String, CodingKey {
-        case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus
+        case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects
     }
 
     /// Counts of a run that wrote nothing (dry, validate-only, rejected) say `would_insert` and
@@ -110,6 +113,7 @@ public struct ImportReport: Sendable, CommandReport {
         try container.encode(errorCount, forKey: .errors)
         try container.encode(warningCount, forKey: .warnings)
         try container.encode(exitStatus.rawValue, forKey: .exitStatus)
+        try container.encodeIfPresent(rejects, forKey: .rejects)
     }
 
     private struct FileDocument: Encodable {

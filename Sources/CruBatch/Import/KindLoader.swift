@@ -18,6 +18,8 @@ struct KindLoadResult {
     var fatal = false
     var stoppedEarly = false
     var sha256: String?
+    /// The columns an `--map` title fed in this file.
+    var mappedColumns: Set<String> = []
 }
 
 /// Loads one file into its kind's table inside an open transaction: streams the validated rows
@@ -49,13 +51,15 @@ struct KindLoader {
     private func loadTimed(_ table: any TableReader, into result: inout KindLoadResult) throws {
         let mapping: HeaderMapping
         do throws(Diagnostic) {
-            mapping = try HeaderMapping(header: table.header, spec: spec, file: table.displayName)
+            mapping = try HeaderMapping(header: table.header, spec: spec, file: table.displayName,
+                                        overrides: options.columnMap)
         } catch {
             result.diagnostics.append(error)
             result.fatal = true
             return
         }
         result.diagnostics += table.takeWarnings() + mapping.warnings
+        result.mappedColumns = mapping.mappedColumns
 
         let encoder = StagingEncoder(spec: spec)
         try connection.execute(encoder.createTableSQL)
@@ -74,10 +78,10 @@ struct KindLoader {
         try connection.execute("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
-                                    locksGroups: !options.validateOnly)
-        for diagnostic in try checks.run() {
+                                    locksGroups: !options.validateOnly, blank: options.blank)
+        for diagnostic in try checks.run(rejectedLines: result.rejectedLines) {
             result.diagnostics.append(diagnostic)
-            result.rejectedLines.insert(diagnostic.line)
+            if diagnostic.severity == .error { result.rejectedLines.insert(diagnostic.line) }
         }
         result.counts.rejected = result.rejectedLines.count
         if !result.rejectedLines.isEmpty {
@@ -87,27 +91,27 @@ struct KindLoader {
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
     }
 
-    /// Reads every row, validates it in Swift and COPYs the good ones into the staging table.
+    /// Reads every row, validates it in Swift and COPYs it into the staging table: a rejected row too,
+    /// with the cells that could be read, so the database checks report its other problems.
     private func stream(table: any TableReader, mapping: HeaderMapping, encoder: StagingEncoder,
                         into result: inout KindLoadResult) throws {
-        let validator = RowValidator(spec: spec, mapping: mapping, file: table.displayName)
+        let validator = RowValidator(spec: spec, mapping: mapping, file: table.displayName, dateOrder: options.dateOrder)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         var errors = 0
         try connection.copyIn(encoder.copySQL) { sender in
             while let row = try table.next() {
                 result.counts.read += 1
-                switch validator.validate(row) {
-                case .success(let values):
-                    encoder.append(line: row.line, values: values, to: &buffer)
-                    if buffer.count >= 1 << 16 {
-                        try sender.send(buffer)
-                        buffer.removeAll(keepingCapacity: true)
-                    }
-                case .failure(let rejection):
-                    result.rejectedLines.insert(rejection.line)
-                    result.diagnostics += rejection.diagnostics
-                    errors += rejection.diagnostics.count
+                let check = validator.validate(row)
+                encoder.append(line: row.line, values: check.values, to: &buffer)
+                if buffer.count >= 1 << 16 {
+                    try sender.send(buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+                result.diagnostics += check.diagnostics
+                if check.isRejected {
+                    result.rejectedLines.insert(check.line)
+                    errors += check.diagnostics.filter { $0.severity == .error }.count
                 }
                 if result.counts.read & 4095 == 0 {
                     progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.bytesRead,
