@@ -14,8 +14,12 @@ struct ReadOptions: ParsableArguments {
     @Option(help: "Text encoding of the file: utf-8 or windows-1252.")
     var encoding: String = "utf-8"
 
+    @Option(help: "How slash dates are read: mdy (9/15/2026, the default) or dmy (15/9/2026; a date that could be either is refused).")
+    var dateOrder: DateOrder = .mdy
+
     func apply(to options: inout ImportOptions) throws {
         options.sheet = sheet
+        options.dateOrder = dateOrder
         if let delimiter {
             switch delimiter {
             case ",", "comma": options.delimiter = UInt8(ascii: ",")
@@ -31,6 +35,69 @@ struct ReadOptions: ParsableArguments {
     }
 }
 
+/// Which files a load reads and how their headers map: shared by `import` and `validate`.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "The kind of data (\(Kind.acceptedList)).")
+    var kind: Kind?
+
+    @Argument(help: "The CSV file or .xlsx workbook.")
+    var file: String?
+
+    @Option(help: "Load every file named after a kind (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR, in dependency order, in one transaction; every other file is listed as skipped.")
+    var dir: String?
+
+    @Option(name: .customLong("file"), parsing: .singleValue,
+            help: ArgumentHelp("Load FILE as KIND (repeatable; with --dir a relative FILE is in DIR), e.g. --file students='Cru Students - Sheet1.csv'.",
+                               valueName: "KIND=FILE"))
+    var files: [String] = []
+
+    @Option(name: .customLong("map"), parsing: .singleValue,
+            help: ArgumentHelp("Read the column titled TITLE as COLUMN (repeatable, or several separated by commas), e.g. --map 'Group Name=name,Leader Email=leaders'.",
+                               valueName: "TITLE=COLUMN"))
+    var map: [String] = []
+
+    func validate() throws {
+        if kind != nil && file == nil { throw ValidationError("give the FILE after KIND") }
+        if dir == nil && files.isEmpty && kind == nil { throw ValidationError("give KIND and FILE, --dir DIR, or --file KIND=FILE") }
+        if dir != nil && kind != nil {
+            throw ValidationError("--dir loads a whole folder; name other files with --file KIND=FILE, not KIND FILE")
+        }
+        _ = try namedFiles()
+        _ = try columnMap()
+    }
+
+    /// `--sheet` names the sheet of one workbook: refused when the load reads several files.
+    func refuseSheet(_ sheet: String?) throws {
+        if sheet != nil, try dir != nil || namedFiles().count > 1 {
+            throw ValidationError("--sheet chooses the sheet of one workbook; with --dir or several --file each workbook's first sheet is read")
+        }
+    }
+
+    /// `--file` values as sources, plus KIND FILE.
+    func namedFiles() throws -> [Importer.Source] {
+        try files.map { item in
+            guard let equals = item.firstIndex(of: "="),
+                  let kind = Kind(rawValue: item[..<equals].trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw ValidationError("--file takes KIND=FILE with KIND one of \(Kind.acceptedList) (got \"\(item)\")")
+            }
+            return Importer.Source(kind: kind, path: String(item[item.index(after: equals)...]))
+        } + (kind.map { [Importer.Source(kind: $0, path: file ?? "")] } ?? [])
+    }
+
+    /// `--map` values as column -> title, for the columns of the kinds the load can read.
+    func columnMap() throws -> [String: String] {
+        let kinds = dir == nil ? Set(try namedFiles().map(\.kind)) : Set(Kind.allCases)
+        let columns = Kind.allCases.filter(kinds.contains).flatMap(\.columnNames)
+        return try ColumnMapOption.parse(map, field: { word in
+            columns.first { TableHeader.normalizedName($0) == TableHeader.normalizedName(word) }
+        }, name: { $0 }, fields: Array(Set(columns)).sorted().joined(separator: ", "), example: "'Group Name=name'")
+    }
+
+    func sources() throws -> Importer.SourceList {
+        try Importer.sources(directory: dir, files: try namedFiles())
+    }
+}
+
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -42,6 +109,8 @@ struct ImportCommand: ParsableCommand {
           crubatch import groups groups.csv --dry-run
           crubatch import students students.csv --on-error skip --rejects rejects.csv
           crubatch import --dir fixtures/central-coast
+          crubatch import --dir exports --file students='Cru Students - Sheet1.csv'
+          crubatch import groups "Small Groups.csv" --map 'Group Name=name,Leader Email=leaders'
           crubatch import leaders leaders.csv --encoding windows-1252
           crubatch import students fall-signups.xlsx --sheet "Cal Poly"
 
@@ -49,14 +118,7 @@ struct ImportCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The kind of data (\(Kind.acceptedList)).")
-    var kind: Kind?
-
-    @Argument(help: "The CSV file or .xlsx workbook.")
-    var file: String?
-
-    @Option(help: "Load every known file (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR in dependency order, in one transaction.")
-    var dir: String?
+    @OptionGroup var input: InputOptions
 
     @Flag(help: "Check everything against the database, report what would change, write nothing.")
     var dryRun = false
@@ -67,7 +129,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Stop after N errors.")
     var maxErrors: Int?
 
-    @Option(help: "Write rejected rows with their errors to this CSV (a folder with --dir); fix and import it.")
+    @Option(help: "Write rows with their errors to this CSV (a folder for several files): with --on-error abort every row, with skip the rejected ones; fix the cells and import it.")
     var rejects: String?
 
     @Option(help: "keep: a blank cell leaves the stored value alone; clear: a blank cell erases it.")
@@ -81,15 +143,7 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
-        if dir == nil && (kind == nil || file == nil) {
-            throw ValidationError("give KIND and FILE, or --dir DIR")
-        }
-        if dir != nil && (kind != nil || file != nil) {
-            throw ValidationError("--dir loads a whole folder; do not also give KIND and FILE")
-        }
-        if dir != nil && read.sheet != nil {
-            throw ValidationError("--sheet chooses the sheet of one workbook; with --dir each workbook's first sheet is read")
-        }
+        try input.refuseSheet(read.sheet)
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
     }
 
@@ -101,11 +155,11 @@ struct ImportCommand: ParsableCommand {
         options.rejectsPath = rejects
         options.blank = blank.value
         options.waitForLock = wait
+        options.columnMap = try input.columnMap()
         try read.apply(to: &options)
         let console = output.console("import")
         try console.run {
-            let sources = try dir.map(Importer.sources(inDirectory:)) ?? [Importer.Source(kind: kind!, path: file!)]
-            return try runImport(sources, options: options, console: console, database: database)
+            try runImport(try input.sources(), options: options, console: console, database: database)
         }
     }
 }
@@ -124,36 +178,36 @@ struct ValidateCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The kind of data (\(Kind.acceptedList)).")
-    var kind: Kind
-
-    @Argument(help: "The CSV file or .xlsx workbook.")
-    var file: String
-
+    @OptionGroup var input: InputOptions
     @OptionGroup var read: ReadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
+    func validate() throws {
+        try input.refuseSheet(read.sheet)
+    }
+
     func run() throws {
         var options = ImportOptions()
         options.validateOnly = true
+        options.columnMap = try input.columnMap()
         try read.apply(to: &options)
         let console = output.console("validate")
         try console.run {
-            try runImport([Importer.Source(kind: kind, path: file)], options: options, console: console, database: database)
+            try runImport(try input.sources(), options: options, console: console, database: database)
         }
     }
 }
 
 /// Runs an import or validation and prints its report: diagnostics to stderr, summary to stdout
 /// (or everything as one JSON document).
-func runImport(_ sources: [Importer.Source], options: ImportOptions, console: Console,
+func runImport(_ list: Importer.SourceList, options: ImportOptions, console: Console,
                database: DatabaseOptions) throws -> ExitStatus {
     let connection = try database.connect()
     let progress = ProgressLine()
     let importer = Importer(connection: connection, options: options,
                             progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
-    let report = try importer.run(sources)
+    let report = try importer.run(list.sources, skipped: list.skipped)
     progress.clear()
     if !console.json {
         for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
@@ -162,6 +216,8 @@ func runImport(_ sources: [Importer.Source], options: ImportOptions, console: Co
 }
 
 extension Kind: ExpressibleByArgument {}
+
+extension DateOrder: ExpressibleByArgument {}
 
 enum OnErrorChoice: String, ExpressibleByArgument, CaseIterable {
     case abort, skip

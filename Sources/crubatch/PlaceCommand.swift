@@ -40,7 +40,7 @@ struct PlaceCommand: ParsableCommand {
     var quiet = false
 
     @Option(name: .customLong("map"), parsing: .singleValue,
-            help: ArgumentHelp("Read FIELD from the column titled TITLE (repeatable). FIELD: \(PlaceField.acceptedList).",
+            help: ArgumentHelp("Read FIELD from the column titled TITLE (repeatable, or several separated by commas; TITLE=FIELD works too). FIELD: \(PlaceField.acceptedList).",
                                valueName: "FIELD=TITLE"))
     var map: [String] = []
 
@@ -52,22 +52,8 @@ struct PlaceCommand: ParsableCommand {
     enum PlaceFormat: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
 
     func columnMap() throws -> [PlaceField: String] {
-        var columns: [PlaceField: String] = [:]
-        for item in map {
-            guard let equals = item.firstIndex(of: "=") else {
-                throw ValidationError("--map takes FIELD=TITLE, e.g. --map availability=\"When are you free?\" (got \"\(item)\")")
-            }
-            let name = String(item[..<equals]), title = String(item[item.index(after: equals)...])
-            guard let field = PlaceField(argument: name) else {
-                throw ValidationError("--map: unknown field \"\(name)\"; fields: \(PlaceField.acceptedList)")
-            }
-            guard !title.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw ValidationError("--map \(name)=: give the column title after =")
-            }
-            if columns[field] != nil { throw ValidationError("--map: \(field.rawValue) is mapped twice") }
-            columns[field] = title
-        }
-        return columns
+        try ColumnMapOption.parse(map, field: PlaceField.init(argument:), name: \.rawValue, fields: PlaceField.acceptedList,
+                                  example: "availability=\"When are you free?\"")
     }
 
     func validate() throws {

@@ -32,6 +32,11 @@ public struct ImportOptions: Sendable {
     public var blank: Blank = .keep
     /// Wait for another import of the same kind to finish instead of exiting 75.
     public var waitForLock = false
+    /// How slash dates are read (`--date-order`).
+    public var dateOrder: DateOrder = .mdy
+    /// Header titles to read as columns (`--map TITLE=COLUMN`): column name -> title. Each applies to
+    /// every file of the load whose header has the title; one that no file has is an error.
+    public var columnMap: [String: String] = [:]
 
     public init() {}
 

@@ -26,26 +26,82 @@ public struct Importer {
         }
     }
 
-    /// The files of a folder that `import --dir` recognises, in dependency order.
-    public static func sources(inDirectory directory: String) throws -> [Source] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CruBatchError.fileNotFound(directory)
-        }
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        let found = names.sorted().compactMap { name in Kind(fileName: name).map { ($0, name) } }
-        guard !found.isEmpty else {
-            throw CruBatchError.usage("\(directory) holds none of: \(Kind.allCases.map(\.fileName).joined(separator: ", ")) (or .xlsx)")
-        }
-        for kind in Kind.allCases {
-            let files = found.filter { $0.0 == kind }.map(\.1)
-            if files.count > 1 {
-                throw CruBatchError.usage("\(directory) holds \(files.joined(separator: " and ")): keep one file per kind")
+    /// The files of one load, and what its folder held that is not loaded.
+    public struct SourceList: Sendable {
+        /// In dependency order.
+        public var sources: [Source]
+        /// A `skipped-file` warning for each file of the folder that is not loaded, saying why.
+        public var skipped: [Diagnostic]
+    }
+
+    /// The files of a load: those of `directory` named after a kind (`campuses.csv`, `Groups.CSV`,
+    /// `groups.xlsx`), and `files` given as KIND=PATH (`import --file`; a relative path is inside
+    /// `directory` when there is one). Every other entry of the folder is listed in `skipped`, with
+    /// why. A kind given twice is a usage error.
+    public static func sources(directory: String?, files: [Source]) throws -> SourceList {
+        var sources: [Source] = []
+        var skipped: [Diagnostic] = []
+        let base = directory.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
+        let given = files.map { file in file.path.hasPrefix("/") ? file : Source(kind: file.kind, path: base + file.path) }
+        if let directory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CruBatchError.fileNotFound(directory)
             }
+            let givenPaths = Set(given.map { URL(fileURLWithPath: $0.path).standardizedFileURL.path })
+            var found: [(kind: Kind, name: String)] = []
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted() {
+                let path = base + name
+                if givenPaths.contains(URL(fileURLWithPath: path).standardizedFileURL.path) { continue }
+                if let kind = Kind(fileName: name) {
+                    found.append((kind, name))
+                } else {
+                    skipped.append(skippedWarning(name: name, path: path))
+                }
+            }
+            for kind in Kind.allCases {
+                let names = found.filter { $0.kind == kind }.map(\.name)
+                if names.count > 1 {
+                    throw CruBatchError.usage("\(directory) holds \(names.joined(separator: " and ")): keep one file per kind")
+                }
+            }
+            sources = found.map { Source(kind: $0.kind, path: base + $0.name) }
         }
-        let base = directory.hasSuffix("/") ? directory : directory + "/"
-        return found.sorted { Kind.allCases.firstIndex(of: $0.0)! < Kind.allCases.firstIndex(of: $1.0)! }
-            .map { Source(kind: $0.0, path: base + $0.1) }
+        for file in given {
+            if let other = sources.first(where: { $0.kind == file.kind }) {
+                throw CruBatchError.usage("\(file.kind.rawValue) is given twice (\(other.path) and \(file.path)); load one of them")
+            }
+            sources.append(file)
+        }
+        guard !sources.isEmpty else {
+            throw CruBatchError.usage("\(directory ?? "the folder") holds none of: \(Kind.allCases.map(\.fileName).joined(separator: ", "))"
+                                      + " (or .xlsx); name a file with --file KIND=FILE")
+        }
+        sources.sort { Kind.allCases.firstIndex(of: $0.kind)! < Kind.allCases.firstIndex(of: $1.kind)! }
+        return SourceList(sources: sources, skipped: skipped)
+    }
+
+    /// Why `--dir` does not load the entry `name`, and how to load it if it is data.
+    private static func skippedWarning(name: String, path: String) -> Diagnostic {
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let reason: String, hint: String?
+        if isDirectory.boolValue {
+            (reason, hint) = ("it is a folder; --dir does not look inside folders", nil)
+        } else if name.hasPrefix(".") {
+            (reason, hint) = ("it is a hidden file", nil)
+        } else if Kind(fileName: "campuses." + (name as NSString).pathExtension) == nil {
+            // Asked of Kind, which alone knows the file types import reads.
+            (reason, hint) = ("it is neither a .csv file nor an .xlsx workbook", nil)
+        } else {
+            let words = Set(NameWords.words(of: name))
+            let named = Kind.allCases.filter { words.contains($0.rawValue) || words.contains($0.noun) }
+            reason = "its name is none of \(Kind.allCases.map(\.fileName).joined(separator: ", "))"
+            hint = named.count == 1
+                ? "if it holds \(named[0].rawValue), load it with --file \(named[0].rawValue)='\(name)'"
+                : "load it with --file KIND='\(name)', or rename it after its kind"
+        }
+        return Diagnostic(file: path, line: 1, code: .skippedFile, message: "not loaded: \(reason)", hint: hint)
     }
 
     static func lockKey(_ kind: Kind) -> Int64 { 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: kind)!) }
@@ -54,7 +110,9 @@ public struct Importer {
     /// pg_locks shows as classid and objid; a run still `running` without it was killed.
     static let runLockSpace = 0x6372_7563
 
-    public func run(_ sources: [Source]) throws -> ImportReport {
+    /// Loads `sources` in one transaction; `skipped` (from `sources(directory:files:)`) are
+    /// reported with the rest.
+    public func run(_ sources: [Source], skipped: [Diagnostic] = []) throws -> ImportReport {
         for source in sources where !FileManager.default.fileExists(atPath: source.path) {
             throw CruBatchError.fileNotFound(source.path)
         }
@@ -67,6 +125,7 @@ public struct Importer {
         defer { for kind in kinds { try? connection.advisoryUnlock(Self.lockKey(kind)) } }
 
         var report = ImportReport()
+        report.diagnostics = skipped
         report.dryRun = options.dryRun
         report.validateOnly = options.validateOnly
         let runIDs = options.validateOnly ? [] : try sources.map(startRun)
@@ -81,6 +140,13 @@ public struct Importer {
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)
                 if result.fatal || result.stoppedEarly || budget <= 0 { break }
+            }
+            if let unused = unusedMapping(results, of: sources), let first = sources.first {
+                results[0].diagnostics.append(Diagnostic(
+                    file: first.path, line: 1, code: .missingColumn,
+                    message: "--map '\(unused.title)=\(unused.column)': no file has a column \"\(unused.title)\"",
+                    hint: "check the title as the header row writes it"))
+                results[0].fatal = true
             }
             report.outcome = Self.outcome(of: results, onError: options.onError)
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
@@ -106,9 +172,16 @@ public struct Importer {
             try finishRun(id, result: nil, status: "failed", error: "not loaded: an earlier file failed")
         }
         if let rejectsPath = options.rejectsPath {
-            try RejectsWriter(options: options).write(results: results, sources: sources, to: rejectsPath)
+            report.rejects = try RejectsWriter(options: options).write(results: results, sources: sources, to: rejectsPath)
         }
         return report
+    }
+
+    /// An `--map` entry that fed no file of a load that read every file's header.
+    private func unusedMapping(_ results: [KindLoadResult], of sources: [Source]) -> (title: String, column: String)? {
+        guard results.count == sources.count, !results.contains(where: \.fatal) else { return nil }
+        let used = results.reduce(into: Set<String>()) { $0.formUnion($1.mappedColumns) }
+        return options.columnMap.sorted { $0.key < $1.key }.first { !used.contains($0.key) }.map { ($0.value, $0.key) }
     }
 
     static func outcome(of results: [KindLoadResult], onError: ImportOptions.OnError) -> ImportReport.Outcome {
