@@ -97,6 +97,73 @@ struct ImportTests {
         #expect(try database.connect().query("select phone from people where email = 'ben.bad@example.edu'").text == "+18055550177")
     }
 
+    private static let rowsWithSeveralErrors = """
+        email,first_name,last_name,phone,school_year,ministries
+        amy.good@example.edu,Amy,Good,(805) 555-0101,Fr,Cru Cal Poly
+        ben.bad@example.edu,Ben,Bad,555-12,So,"Cru Cal Poly, Destno Cal Poly"
+        cal.bad@example.edu,,Bad,805-555-0102,9,cru-calpoly
+
+        """
+
+    @Test("every error of a row in one run; under abort --rejects holds every row, and fixed it loads them all")
+    func everyErrorAndWholeRejects() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let path = try studentsFile(Self.rowsWithSeveralErrors)
+        let rejects = try scratch.folder() + "/r.csv"
+
+        let aborted = try database.run(["import", "students", path, "--rejects", rejects])
+        #expect(aborted.status == 1)
+        let errors = aborted.stderr.split(separator: "\n").filter { $0.contains("error[") }.map { String($0.prefix { $0 != "]" }) + "]" }
+        #expect(errors == ["\(path):3:4: error[invalid-phone]", "\(path):3:6: error[unknown-reference]",
+                           "\(path):4:2: error[missing-value]", "\(path):4:5: error[out-of-range]"])
+        #expect(aborted.stdout.contains("4 errors, 0 warnings: nothing was written\n"
+            + "rejects: \(rejects) holds every row (3), 2 of them rejected: fix their cells and import it to load everything"))
+        let written = try String(contentsOfFile: rejects, encoding: .utf8)
+        #expect(written == "email,first_name,last_name,phone,school_year,ministries,error_line,error_code,error_message\r\n"
+            + "amy.good@example.edu,Amy,Good,(805) 555-0101,Fr,Cru Cal Poly,,,\r\n"
+            + "ben.bad@example.edu,Ben,Bad,555-12,So,\"Cru Cal Poly, Destno Cal Poly\",3,invalid-phone;unknown-reference,"
+            + "\"phone: not a valid phone number | ministry \"\"Destno Cal Poly\"\" does not exist (did you mean \"\"Destino Cal Poly\"\"?)\"\r\n"
+            + "cal.bad@example.edu,,Bad,805-555-0102,9,cru-calpoly,4,missing-value;out-of-range,"
+            + "first_name is required but empty | school_year: school year 9 is outside 1-5\r\n")
+
+        let fixed = written.replacingOccurrences(of: "555-12", with: "(805) 555-0177")
+            .replacingOccurrences(of: "Destno", with: "Destino").replacingOccurrences(of: "cal.bad@example.edu,,Bad,805-555-0102,9",
+                                                                                       with: "cal.bad@example.edu,Cal,Bad,805-555-0102,4")
+        try writeFile(rejects, fixed)
+        let loaded = try database.run(["import", "students", rejects])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(try database.count("select count(*) from people where email like '%.%@example.edu' and email ~ '^(amy|ben|cal)'") == 3)
+        #expect(try database.count("""
+            select count(*) from person_ministries pm join people p on p.id = pm.person_id where p.email = 'ben.bad@example.edu'
+            """) == 2)
+
+        // Under skip the file holds the rejected rows only, and JSON says which.
+        let other = try scratch.writeFile("other.csv", Self.rowsWithSeveralErrors.replacingOccurrences(of: "@example.edu", with: "@example.org"))
+        let skipped = try database.run(["import", "students", other, "--on-error", "skip", "--rejects", rejects, "--format", "json"])
+        #expect(skipped.status == 1)
+        let document = try JSONSerialization.jsonObject(with: Data(skipped.stdout.utf8)) as? [String: Any]
+        let summary = document?["rejects"] as? [String: Any]
+        #expect(summary?["every_row"] as? Bool == false && summary?["rows"] as? Int == 2 && summary?["rejected"] as? Int == 2)
+        #expect(try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\r\n").count == 3)
+    }
+
+    @Test("--file loads files whatever their names; a kind given twice is a usage error")
+    func namedFiles() throws {
+        let database = try TestDatabase()
+        let directory = try scratch.folder("sheets")
+        try scratch.writeFile("sheets/Campus list - Sheet1.csv", "code,name,timezone\nucsb,UC Santa Barbara,Pacific\n")
+        try scratch.writeFile("sheets/ministries.csv", "code,name,campus\ncru-ucsb,Cru UCSB,UC Santa Barbara\n")
+        let loaded = try database.run(["import", "--dir", directory, "--file", "campuses=Campus list - Sheet1.csv"])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(!loaded.stderr.contains("skipped-file"))
+        #expect(try database.count("select count(*) from ministries m join campuses c on c.id = m.campus_id where c.code = 'ucsb'") == 1)
+        let twice = try database.run(["import", "--dir", directory, "--file", "ministries=Campus list - Sheet1.csv"])
+        #expect(twice.status == 64)
+        #expect(twice.stderr.contains("ministries is given twice"))
+        let alone = try database.run(["validate", "--file", "campuses=\(directory)/Campus list - Sheet1.csv"])
+        #expect(alone.status == 0, "\(alone.stderr)")
+    }
+
     @Test("--dry-run reports what would change and writes nothing")
     func dryRun() throws {
         let database = try TestDatabase()

@@ -65,6 +65,33 @@ struct AvailabilityParserTests {
         ("Monday at 7pm", "Mon 19:00-20:30"),
     ]
 
+    /// The answers staff found refused, as the questionnaire holds them (fixtures/staff-sheets/README.md).
+    static let staffAnswers: [(String, String)] = [
+        ("Tuesday 7pm", "Tue 19:00-20:30"),
+        ("MWF 3-5", "Mon 15:00-17:00; Wed 15:00-17:00; Fri 15:00-17:00"),
+        ("M/W 7-9", "Mon 19:00-21:00; Wed 19:00-21:00"),
+        ("TTh evenings", "Tue 17:00-22:00; Thu 17:00-22:00"),
+        ("Tu 7-9pm", "Tue 19:00-21:00"),
+        ("Monday or Wednesday night", "Mon 17:00-22:00; Wed 17:00-22:00"),
+        ("any time but Friday", "Mon 00:00-24:00; Tue 00:00-24:00; Wed 00:00-24:00; Thu 00:00-24:00; Sat 00:00-24:00; Sun 00:00-24:00"),
+        ("weekday evenings except Wed", "Mon 17:00-22:00; Tue 17:00-22:00; Thu 17:00-22:00; Fri 17:00-22:00"),
+        ("Flexible", "Mon 00:00-24:00; Tue 00:00-24:00; Wed 00:00-24:00; Thu 00:00-24:00; Fri 00:00-24:00; Sat 00:00-24:00; Sun 00:00-24:00"),
+    ]
+
+    @Test("reads the answers staff found refused; a single time is a meeting's start", arguments: staffAnswers)
+    func readsStaffAnswers(text: String, expected: String) throws {
+        #expect(try Availability.parse(text).description == expected)
+    }
+
+    @Test("Tuesday after class stays refused, with the piece and the hint")
+    func refusesAfterClass() {
+        #expect(throws: AvailabilityError(text: "Tuesday after class", piece: "Tuesday after class",
+                                          reason: "\"after\" needs a time after it, e.g. after 6pm")) {
+            try Availability.parse("Tuesday after class")
+        }
+        #expect(AvailabilityError.hint.contains("Tuesday 7pm"))
+    }
+
     @Test("reads the phrasings of fixtures/README.md", arguments: cases)
     func reads(text: String, expected: String) throws {
         let availability = try Availability.parse(text)
