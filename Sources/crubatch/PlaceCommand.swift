@@ -12,7 +12,9 @@ struct PlaceCommand: ParsableCommand {
 
         Each answer, in file order, in one transaction: the student is saved (matched on email) with the chosen ministries, then placed in a group of those ministries on that campus that admits the student's sex and school year, meets for the whole meeting (90 minutes) inside the availability, and has room. The group with the fewest members wins (then the earliest meeting, Monday first, then the code). A student already in a group of a chosen ministry is not placed again, so re-running a file is safe. The leaders are told by `crubatch notify`.
 
-        Availability: Monday, Mondays, Mon, Tue/Tues, Thu/Thurs; Mon/Wed, Mon & Wed, Monday and Wednesday, Mon-Thu, weekdays, weekends; morning (06-12), afternoon (12-17), evening (17-22), weeknights, anytime; 7-9pm, 6:30pm-9pm, 11am-1pm, after 6 (a bare hour is pm); pieces separated by ; or ,. Text that cannot be read is reported (type-error), never guessed.
+        Campus and ministries are read by code or name as import reads them: "Cal Poly", "Cal Poly SLO", "Cru" (the Cru ministry of the student's campus). A student whose sex is not given ("Prefer not to say") fits mixed groups only; one whose year is not known ("Transfer", "Class of 2028") fits groups open to every year only.
+
+        Availability: Monday, Mondays, Mon, Tue/Tues/Tu, Thu/Thurs/Th/R, M, W, F; runs of day letters MWF, TTh; Mon/Wed, Mon & Wed, Monday and Wednesday, Monday or Wednesday, Mon-Thu, weekdays, weekends; but/except/not leave days out (any time but Friday); morning (06-12), afternoon (12-17), evening or night (17-22), weeknights, anytime, flexible; 7-9pm, 6:30pm-9pm, 11am-1pm, after 6 (a bare hour is pm); a single time is when a meeting may start (Tuesday 7pm); pieces separated by ; or ,. Text that cannot be read is reported (type-error), never guessed.
 
         Examples:
           crubatch place answers.csv --dry-run
