@@ -15,15 +15,9 @@ struct ExportCalendarCommand: ParsableCommand {
     enum CalendarFormat: String, ExpressibleByArgument, CaseIterable { case ics, json }
 
     func run() throws {
-        let console = output.console(json: format == .json)
-        try console.run {
-            let exporter = try Exporter(connection: database.connect())
-            try exporter.requireExists(scope.scope)
-            let target = try output.target()
-            let file = format == .ics ? try exporter.exportCalendar(scope.scope, to: target)
+        try output.run("calendar events", json: format == .json, scope: scope.scope, database: database) { exporter, target in
+            format == .ics ? try exporter.exportCalendar(scope.scope, to: target)
                 : try exporter.exportCalendarJSON(scope.scope, to: target)
-            output.noteWritten(file, "calendar events")
-            return .ok
         }
     }
 }

@@ -52,12 +52,20 @@ struct ExportOutputOptions: ParsableArguments {
     /// What `--out` names now, and so how it is written.
     func target() throws -> OutputTarget { try OutputTarget(out) }
 
-    /// The console of an export: JSON errors when the data itself is JSON.
-    func console(json: Bool) -> Console { Console(command: "export", quiet: quiet, json: json) }
-
-    /// Says what was written to a file (stdout needs no such line: it is the output).
-    func noteWritten(_ file: ExportedFile, _ what: String) {
-        if file.file != OutputTarget.standardOutput.path && !quiet { printError("wrote \(file.rows) \(what) to \(file.file) (\(file.bytes) bytes)") }
+    /// Runs one export: connects, checks that the scope exists, writes to `--out` with `export`,
+    /// and says what was written to a file (stdout needs no such line: it is the output). Errors are
+    /// JSON objects when the data itself is JSON.
+    func run(_ what: String, json: Bool, scope: ExportScope = .everything, database: DatabaseOptions,
+             _ export: (Exporter, OutputTarget) throws -> ExportedFile) throws {
+        try Console(command: "export", quiet: quiet, json: json).run {
+            let exporter = try Exporter(connection: database.connect())
+            try exporter.requireExists(scope)
+            let file = try export(exporter, try target())
+            if file.file != OutputTarget.standardOutput.path && !quiet {
+                printError("wrote \(file.rows) \(what) to \(file.file) (\(file.bytes) bytes)")
+            }
+            return .ok
+        }
     }
 }
 
@@ -75,13 +83,8 @@ struct ExportKindCommand: ParsableCommand {
     enum KindFormat: String, ExpressibleByArgument, CaseIterable { case csv, json }
 
     func run() throws {
-        let console = output.console(json: format == .json)
-        try console.run {
-            let exporter = try Exporter(connection: database.connect())
-            let target = try output.target()
-            let file = format == .csv ? try exporter.exportKind(kind, to: target) : try exporter.exportKindJSON(kind, to: target)
-            output.noteWritten(file, kind.rawValue)
-            return .ok
+        try output.run(kind.rawValue, json: format == .json, database: database) { exporter, target in
+            format == .csv ? try exporter.exportKind(kind, to: target) : try exporter.exportKindJSON(kind, to: target)
         }
     }
 }
@@ -113,20 +116,13 @@ struct ExportRosterCommand: ParsableCommand {
     }
 
     func run() throws {
-        let console = output.console(json: format == .json)
-        try console.run {
-            let exporter = try Exporter(connection: database.connect())
-            try exporter.requireExists(scope.scope)
-            let target = try output.target()
-            let file: ExportedFile
+        try output.run("members", json: format == .json, scope: scope.scope, database: database) { exporter, target in
             switch (format, audience ?? .people) {
-            case (.csv, .people): file = try exporter.exportPeopleRosterCSV(scope.scope, to: target)
-            case (.csv, .machines): file = try exporter.exportRosterCSV(scope.scope, to: target)
-            case (.json, _): file = try exporter.exportRosterJSON(scope.scope, to: target)
-            case (.xlsx, _): file = try exporter.exportRosterWorkbook(scope.scope, to: target)
+            case (.csv, .people): try exporter.exportPeopleRosterCSV(scope.scope, to: target)
+            case (.csv, .machines): try exporter.exportRosterCSV(scope.scope, to: target)
+            case (.json, _): try exporter.exportRosterJSON(scope.scope, to: target)
+            case (.xlsx, _): try exporter.exportRosterWorkbook(scope.scope, to: target)
             }
-            output.noteWritten(file, "members")
-            return .ok
         }
     }
 }
