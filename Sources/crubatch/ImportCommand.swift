@@ -105,6 +105,8 @@ struct ImportCommand: ParsableCommand {
         discussion: """
         KIND is one of: \(Kind.acceptedList). FILE is CSV or an Excel workbook (.xlsx: its first sheet, or --sheet NAME). The file's header names the columns (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work). Rows are matched on their natural key (code, email or url) and the whole load is one transaction: by default nothing is written if any row is bad.
 
+        With --sync the file is the complete list: rows of its scope that it does not list are archived (kept, but left out of exports, placement and notifications), and a row listed again later is restored. A memberships file is the complete membership of each group it names; its missing rows end (status left). A sync that would archive more than 10% of its scope (and more than 5 rows) is refused unless --max-archive allows it; an empty file never archives anything.
+
         Examples:
           crubatch import groups groups.csv --dry-run
           crubatch import students students.csv --on-error skip --rejects rejects.csv
@@ -113,8 +115,10 @@ struct ImportCommand: ParsableCommand {
           crubatch import groups "Small Groups.csv" --map 'Group Name=name,Leader Email=leaders'
           crubatch import leaders leaders.csv --encoding windows-1252
           crubatch import students fall-signups.xlsx --sheet "Cal Poly"
+          crubatch import groups cuesta-groups.csv --sync --scope campus=cuesta --dry-run
+          crubatch import memberships moves.csv --move
 
-        Exit codes: 0 loaded; 1 rows rejected; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
+        Exit codes: 0 loaded; 1 rows rejected or sync refused; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
         """
     )
 
@@ -138,6 +142,20 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Wait for another import of the same kind to finish instead of exiting 75.")
     var wait = false
 
+    @Flag(help: "The file is the complete list: archive the rows of its scope it does not list (memberships: end them).")
+    var sync = false
+
+    @Option(help: ArgumentHelp("With --sync: only the rows of one campus or ministry (default: the whole kind).",
+                               valueName: "campus=CODE|ministry=CODE"))
+    var scope: String?
+
+    @Option(help: ArgumentHelp("With --sync: archive at most N rows, or P% of the scope (default: 10% of the scope or 5 rows).",
+                               valueName: "N|P%"))
+    var maxArchive: String?
+
+    @Flag(help: "Memberships: a student put in a group leaves their other groups of the same ministry.")
+    var move = false
+
     @OptionGroup var read: ReadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
@@ -145,6 +163,21 @@ struct ImportCommand: ParsableCommand {
     func validate() throws {
         try input.refuseSheet(read.sheet)
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
+        if sync {
+            if input.dir != nil || !input.files.isEmpty { throw ValidationError("--sync takes one KIND and FILE, not --dir or --file") }
+            if onError == .skip { throw ValidationError("--sync needs the complete list: it cannot skip bad rows (--on-error skip)") }
+        } else if scope != nil || maxArchive != nil {
+            throw ValidationError("--scope and --max-archive go with --sync")
+        }
+        if let scope, SyncScope(argument: scope) == nil {
+            throw ValidationError("--scope takes campus=CODE or ministry=CODE (got \"\(scope)\")")
+        }
+        if let maxArchive, ArchiveLimit(argument: maxArchive) == nil {
+            throw ValidationError("--max-archive takes a number of rows or a percentage such as 20% (got \"\(maxArchive)\")")
+        }
+        if move && (input.kind != .memberships || input.dir != nil || !input.files.isEmpty) {
+            throw ValidationError("--move applies to one memberships file: crubatch import memberships FILE --move")
+        }
     }
 
     func run() throws {
@@ -156,6 +189,9 @@ struct ImportCommand: ParsableCommand {
         options.blank = blank.value
         options.waitForLock = wait
         options.columnMap = try input.columnMap()
+        if sync { options.sync = scope.flatMap(SyncScope.init(argument:)) ?? .everything }
+        if let limit = maxArchive.flatMap(ArchiveLimit.init(argument:)) { options.maxArchive = limit }
+        options.move = move
         try read.apply(to: &options)
         let console = output.console("import")
         try console.run {

@@ -262,7 +262,8 @@ struct DatabaseChecks {
         }
     }
 
-    /// Joins beyond a group's capacity, counting current members and earlier rows of the file.
+    /// Joins beyond a group's capacity, counting current members (not those who left) and earlier
+    /// rows of the file. A row that makes someone a member again (or anew) joins; a `left` row does not.
     ///
     /// The capacity trigger would refuse the same joins, without the line. Locking the groups first,
     /// in id order as `place` does, keeps every other writer out of them until this load commits.
@@ -273,17 +274,23 @@ struct DatabaseChecks {
                 order by g.id for no key update
                 """)
         }
+        let ending = KindCatalog.membershipEnd, current = ending.isCurrent(over: "m")
         let rows = try connection.query("""
             with incoming as (
                 select s.line, g.id as group_id, g.code, g.capacity,
                        row_number() over (partition by g.id order by s.line) as rank
                 from stage s join community_groups g on g.code = s."group" join people p on lower(p.email) = s.email
                 where g.capacity is not null and s.line <> all(\(Array(rejected))::int[])
-                and not exists (select 1 from memberships m where m.group_id = g.id and m.person_id = p.id)
+                and \(unescaped: ending.isCurrent(over: "s"))
+                and not exists (select 1 from memberships m where m.group_id = g.id and m.person_id = p.id
+                                and \(unescaped: current))
+            ), members as (
+                select i.group_id, count(*) as members from (select distinct group_id from incoming) i
+                join memberships m on m.group_id = i.group_id and \(unescaped: current) group by i.group_id
             )
-            select i.line, i.code, i.capacity, (select count(*) from memberships m where m.group_id = i.group_id) as members
-            from incoming i
-            where i.rank + (select count(*) from memberships m where m.group_id = i.group_id) > i.capacity
+            select i.line, i.code, i.capacity, coalesce(c.members, 0)
+            from incoming i left join members c on c.group_id = i.group_id
+            where i.rank + coalesce(c.members, 0) > i.capacity
             order by i.line
             """).rows
         return try rows.map { row in

@@ -37,6 +37,13 @@ public struct ImportOptions: Sendable {
     /// Header titles to read as columns (`--map TITLE=COLUMN`): column name -> title. Each applies to
     /// every file of the load whose header has the title; one that no file has is an error.
     public var columnMap: [String: String] = [:]
+    /// `--sync`: the file is the complete list of this part of its kind; the rows it does not list
+    /// are archived (memberships ended).
+    public var sync: SyncScope?
+    /// `--max-archive`: how many rows a sync may archive.
+    public var maxArchive: ArchiveLimit = .standard
+    /// `--move`: a student a memberships file puts in a group leaves their other groups of its ministry.
+    public var move = false
 
     public init() {}
 

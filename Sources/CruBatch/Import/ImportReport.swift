@@ -8,10 +8,18 @@ public struct KindCounts: Sendable, Equatable {
     public var read = 0
     public var inserted = 0
     public var updated = 0
+    /// Archived rows (or ended memberships) that the file listed again.
+    public var restored = 0
     public var unchanged = 0
+    /// Rows archived by `--sync` and memberships ended by `--sync` or `--move`.
+    public var archived = 0
     public var rejected = 0
     public var seconds = 0.0
     public var runID: Int?
+    /// The rows `--sync` archived, or would archive (a dry run, a refusal), by key.
+    public var archivedRows: [String] = []
+    /// Why `--sync` refused: nothing was written.
+    public var refusal: String?
 
     public init(kind: Kind, file: String) {
         self.kind = kind
@@ -30,6 +38,8 @@ public struct ImportReport: Sendable, CommandReport {
         case rejected
         /// A file could not be read at all: nothing was written.
         case unreadable
+        /// `--sync` would archive more than `--max-archive` allows, or the file is empty: nothing was written.
+        case refused
     }
 
     public var files: [KindCounts] = []
@@ -49,7 +59,7 @@ public struct ImportReport: Sendable, CommandReport {
     public var exitStatus: ExitStatus {
         switch outcome {
         case .loaded: .ok
-        case .partiallyLoaded, .rejected: .rejected
+        case .partiallyLoaded, .rejected, .refused: .rejected
         case .unreadable: .dataError
         }
     }
@@ -59,18 +69,17 @@ public struct ImportReport: Sendable, CommandReport {
 
     /// The per-file summary table for stdout.
     public var summaryTable: String {
-        let would = !wrote
-        let headers = ["kind", "read", would ? "would insert" : "inserted", would ? "would update" : "updated",
-                       "unchanged", "rejected", "seconds"]
+        let headers = wrote
+            ? ["kind", "read", "inserted", "updated", "restored", "unchanged", "archived", "rejected", "seconds"]
+            : ["kind", "read", "would insert", "would update", "would restore", "unchanged", "would archive", "rejected", "seconds"]
         var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
+        let counted: [KeyPath<KindCounts, Int>] = [\.read, \.inserted, \.updated, \.restored, \.unchanged, \.archived, \.rejected]
         var rows = files.map { counts in
-            [counts.kind.rawValue, String(counts.read), String(counts.inserted), String(counts.updated),
-             String(counts.unchanged), String(counts.rejected), String(format: "%.2f", counts.seconds)]
+            [counts.kind.rawValue] + counted.map { String(counts[keyPath: $0]) } + [String(format: "%.2f", counts.seconds)]
         }
         if files.count > 1 {
-            let sum = { (path: KeyPath<KindCounts, Int>) in String(files.reduce(0) { $0 + $1[keyPath: path] }) }
-            rows.append(["total", sum(\.read), sum(\.inserted), sum(\.updated), sum(\.unchanged), sum(\.rejected),
-                         String(format: "%.2f", files.reduce(0) { $0 + $1.seconds })])
+            rows.append(["total"] + counted.map { path in String(files.reduce(0) { $0 + $1[keyPath: path] }) }
+                + [String(format: "%.2f", files.reduce(0) { $0 + $1.seconds })])
         }
         rows.forEach { table.append($0) }
         var lines = table.lines
@@ -79,11 +88,20 @@ public struct ImportReport: Sendable, CommandReport {
         return lines.joined(separator: "\n")
     }
 
+    /// One line per row that `--sync` archived (or would archive): `groups: archived cp-small-tue`.
+    public var archiveLines: [String] {
+        files.flatMap { counts in
+            counts.archivedRows.map { "\(counts.kind.rawValue): \(wrote ? "archived" : "would archive") \($0)" }
+        }
+    }
+
     /// One sentence saying what happened to the database.
     public var verdict: String {
         let problems = "\(errorCount) error\(errorCount == 1 ? "" : "s"), \(warningCount) warning\(warningCount == 1 ? "" : "s")"
         switch outcome {
         case .unreadable: return "\(problems): the file could not be read; nothing was written"
+        case .refused:
+            return "\(problems): sync refused: \(files.compactMap(\.refusal).joined(separator: "; ")); nothing was written"
         case .rejected: return "\(problems)\(stoppedEarly ? " (stopped at --max-errors)" : ""): nothing was written"
         case .partiallyLoaded:
             return "\(problems): good rows \(dryRun ? "would be" : "were") loaded, bad rows rejected"
@@ -93,14 +111,15 @@ public struct ImportReport: Sendable, CommandReport {
         }
     }
 
-    public var text: String { summaryTable }
+    /// What `--sync` archived (or would), one line per row, then the summary table.
+    public var text: String { (archiveLines + [summaryTable]).joined(separator: "\n") }
 
     private enum Keys: String, CodingKey {
         case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects
     }
 
-    /// Counts of a run that wrote nothing (dry, validate-only, rejected) say `would_insert` and
-    /// `would_update`, never `inserted` and `updated`.
+    /// Counts of a run that wrote nothing (dry, validate-only, rejected, refused) say `would_insert`,
+    /// `would_update`, `would_restore` and `would_archive`, never `inserted` ...
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(files.map { FileDocument(counts: $0, wrote: wrote) }, forKey: .files)
@@ -121,7 +140,8 @@ public struct ImportReport: Sendable, CommandReport {
         let wrote: Bool
 
         enum Keys: String, CodingKey {
-            case kind, file, read, inserted, updated, wouldInsert, wouldUpdate, unchanged, rejected, seconds, runId
+            case kind, file, read, inserted, updated, restored, archived, wouldInsert, wouldUpdate, wouldRestore, wouldArchive
+            case unchanged, rejected, seconds, runId, archivedRows, refusal
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -131,6 +151,10 @@ public struct ImportReport: Sendable, CommandReport {
             try container.encode(counts.read, forKey: .read)
             try container.encode(counts.inserted, forKey: wrote ? .inserted : .wouldInsert)
             try container.encode(counts.updated, forKey: wrote ? .updated : .wouldUpdate)
+            try container.encode(counts.restored, forKey: wrote ? .restored : .wouldRestore)
+            try container.encode(counts.archived, forKey: wrote ? .archived : .wouldArchive)
+            try container.encode(counts.archivedRows, forKey: .archivedRows)
+            try container.encodeIfPresent(counts.refusal, forKey: .refusal)
             try container.encode(counts.unchanged, forKey: .unchanged)
             try container.encode(counts.rejected, forKey: .rejected)
             try container.encode(counts.seconds, forKey: .seconds)

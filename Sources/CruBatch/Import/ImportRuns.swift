@@ -31,7 +31,7 @@ public struct ImportRuns: CommandReport {
                    case when status = 'running' and not exists (
                        select 1 from pg_locks l join pg_database d on d.oid = l.database
                        where d.datname = current_database() and l.locktype = 'advisory' and l.objsubid = 2
-                       and l.classid = \(Importer.runLockSpace) and l.objid = r.id)
+                       and l.classid = \(RunLog.lockSpace) and l.objid = r.id)
                    then 'killed' else status end,
                    dry_run, rows_read, rows_inserted, rows_updated, rows_unchanged, rows_rejected,
                    round(extract(epoch from finished_at - started_at)::numeric, 2)::float8, coalesce(os_user, '')

@@ -106,10 +106,6 @@ public struct Importer {
 
     static func lockKey(_ kind: Kind) -> Int64 { 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: kind)!) }
 
-    /// While its process lives, a run holds the advisory lock (`runLockSpace`, its id), which
-    /// pg_locks shows as classid and objid; a run still `running` without it was killed.
-    static let runLockSpace = 0x6372_7563
-
     /// Loads `sources` in one transaction; `skipped` (from `sources(directory:files:)`) are
     /// reported with the rest.
     public func run(_ sources: [Source], skipped: [Diagnostic] = []) throws -> ImportReport {
@@ -118,6 +114,9 @@ public struct Importer {
         }
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
+        let syncs = try sources.map { source in
+            try options.sync.map { try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection) }
+        }
         // Validation writes nothing, so it takes no lock and can run beside an import. The locks are
         // taken in Kind order, the same in every process, so two imports waiting for locks cannot deadlock.
         let kinds = options.validateOnly ? [] : Kind.allCases.filter { kind in sources.contains { $0.kind == kind } }
@@ -128,14 +127,18 @@ public struct Importer {
         report.diagnostics = skipped
         report.dryRun = options.dryRun
         report.validateOnly = options.validateOnly
-        let runIDs = options.validateOnly ? [] : try sources.map(startRun)
+        let runLog = RunLog(connection: connection)
+        let runIDs = options.validateOnly ? [] : try sources.map {
+            try runLog.start(kind: $0.kind.rawValue, file: $0.path, dryRun: options.dryRun)
+        }
         var results: [KindLoadResult] = []
         do {
             try connection.execute("begin")
             var budget = options.maxErrors ?? Int.max
-            for source in sources {
+            for (index, source) in sources.enumerated() {
+                if !runIDs.isEmpty { try runLog.record(as: runIDs[index]) }
                 let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options,
-                                        errorBudget: budget, progress: progress)
+                                        sync: syncs[index], errorBudget: budget, progress: progress)
                 let result = try loader.load(path: source.path, displayName: source.path)
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)
@@ -155,21 +158,21 @@ public struct Importer {
             try connection.execute(keep ? "commit" : "rollback")
         } catch {
             try? connection.execute("rollback")
-            for id in runIDs { try? finishRun(id, result: nil, status: "failed", error: String(describing: error)) }
+            for id in runIDs { try? runLog.finish(id, status: "failed", error: String(describing: error)) }
             throw error
         }
         for (index, result) in results.enumerated() {
             var counts = result.counts
             if !runIDs.isEmpty {
                 counts.runID = runIDs[index]
-                try finishRun(runIDs[index], result: result, status: Self.runStatus(report.outcome), error: nil,
-                              wrote: report.wrote)
+                try runLog.finish(runIDs[index], status: Self.runStatus(report.outcome), counts: RunLog.Counts(counts),
+                                  sha256: result.sha256, wrote: report.wrote)
             }
             report.files.append(counts)
             report.diagnostics += result.diagnostics
         }
         for id in runIDs.dropFirst(results.count) {
-            try finishRun(id, result: nil, status: "failed", error: "not loaded: an earlier file failed")
+            try runLog.finish(id, status: "failed", error: "not loaded: an earlier file failed")
         }
         if let rejectsPath = options.rejectsPath {
             report.rejects = try RejectsWriter(options: options).write(results: results, sources: sources, to: rejectsPath)
@@ -187,14 +190,14 @@ public struct Importer {
     static func outcome(of results: [KindLoadResult], onError: ImportOptions.OnError) -> ImportReport.Outcome {
         if results.contains(where: \.fatal) { return .unreadable }
         let errors = results.contains { $0.diagnostics.contains { $0.severity == .error } }
-        if !errors { return .loaded }
-        return onError == .skip ? .partiallyLoaded : .rejected
+        if errors { return onError == .skip ? .partiallyLoaded : .rejected }
+        return results.contains { $0.counts.refusal != nil } ? .refused : .loaded
     }
 
     private static func runStatus(_ outcome: ImportReport.Outcome) -> String {
         switch outcome {
         case .loaded, .partiallyLoaded: "succeeded"
-        case .rejected: "rejected"
+        case .rejected, .refused: "rejected"
         case .unreadable: "failed"
         }
     }
@@ -207,32 +210,5 @@ public struct Importer {
                 throw CruBatchError.lockHeld("another import of \(kind.rawValue)")
             }
         }
-    }
-
-    /// Records a run and takes its lock in one statement, so no one sees the run without its lock.
-    private func startRun(_ source: Source) throws -> Int {
-        let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
-        return try connection.query("""
-            with run as (
-                insert into import_runs (kind, file_name, dry_run, os_user)
-                values (\(source.kind.rawValue), \(source.path), \(options.dryRun), \(user)) returning id)
-            select id, pg_advisory_lock(\(Self.runLockSpace), id::int) from run
-            """).scalar(Int.self)
-    }
-
-    /// Records how a run ended, then releases its lock: once the outcome is visible, so the run
-    /// never looks killed. Inserted and updated count only what was written: a dry or rejected run
-    /// records 0, whatever it would have done.
-    private func finishRun(_ id: Int, result: KindLoadResult?, status: String, error: String?, wrote: Bool = false) throws {
-        let counts = result?.counts
-        let inserted = wrote ? counts?.inserted ?? 0 : 0, updated = wrote ? counts?.updated ?? 0 : 0
-        try connection.query("""
-            update import_runs set status = \(status), sha256 = \(result?.sha256), rows_read = \(counts?.read ?? 0),
-                rows_inserted = \(inserted), rows_updated = \(updated),
-                rows_unchanged = \(counts?.unchanged ?? 0), rows_rejected = \(counts?.rejected ?? 0), error = \(error),
-                finished_at = now()
-            where id = \(id)
-            """)
-        try connection.query("select pg_advisory_unlock(\(Self.runLockSpace), \(id))")
     }
 }

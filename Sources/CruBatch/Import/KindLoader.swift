@@ -29,6 +29,8 @@ struct KindLoader {
     let spec: KindSpec
     let connection: PostgresConnection
     let options: ImportOptions
+    /// `--sync`: what to do, after the merge, with the rows the file no longer lists.
+    let sync: SyncStep?
     var errorBudget: Int
     var progress: ((ImportProgress) -> Void)?
 
@@ -88,6 +90,16 @@ struct KindLoader {
             try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
         try merge(into: &result.counts)
+        if options.move {
+            result.counts.archived += try connection.query(MembershipMove.endingOthers(listedIn: spec.resolveSQL)).rows.count
+        }
+        if let sync, result.rejectedLines.isEmpty {
+            let counts = result.counts
+            let outcome = try sync.run(on: connection, staged: counts.inserted + counts.updated + counts.restored + counts.unchanged)
+            result.counts.archived += outcome.rows.count
+            result.counts.archivedRows = outcome.rows
+            result.counts.refusal = outcome.refusal
+        }
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
     }
 
@@ -132,7 +144,11 @@ struct KindLoader {
         let staged = try connection.query("select count(*) from stage").scalar(Int.self)
         let sql = MergeSQL(spec: spec, blank: options.blank)
         for statement in sql.setup { try connection.execute(statement) }
-        counts.updated = try connection.query(PostgresQuery(unsafeSQL: sql.update)).scalar(Int.self)
+        guard let changed = try connection.query(PostgresQuery(unsafeSQL: sql.update)).rows.first else {
+            throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
+        }
+        counts.updated = try changed.decode(Int.self, 0)
+        counts.restored = try changed.decode(Int.self, 1)
         counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert)).scalar(Int.self)
         let allNew = counts.inserted == staged
         for statement in sql.listSync(allNew: allNew) { try connection.execute(statement) }
@@ -141,6 +157,6 @@ struct KindLoader {
             counts.updated = try connection.query(PostgresQuery(unsafeSQL: count)).scalar(Int.self)
         }
         for statement in sql.teardown { try connection.execute(statement) }
-        counts.unchanged = staged - counts.inserted - counts.updated
+        counts.unchanged = staged - counts.inserted - counts.updated - counts.restored
     }
 }

@@ -2,9 +2,12 @@
 /// one INSERT for new ones, and for list relations (a group's leaders...) one sync each. Unchanged
 /// rows are not touched, so their `updated_at` stays as it was.
 ///
-/// For kinds with lists, the rows each statement changed are recorded in `merge_touched` (and new
-/// rows in `merge_fresh`), so a row whose only change is its list gets `updated_at` bumped once and
-/// counts as updated, without a per-row comparison of lists.
+/// For kinds with lists, the rows each statement changed are recorded in `merge_touched` (and rows
+/// inserted or restored in `merge_fresh`), so a row whose only change is its list gets `updated_at`
+/// bumped once and counts as updated, without a per-row comparison of lists.
+///
+/// An archived row (or ended membership) that the file lists again is restored by the same UPDATE
+/// and counted as restored, not updated.
 struct MergeSQL {
     let spec: KindSpec
     let blank: ImportOptions.Blank
@@ -13,8 +16,16 @@ struct MergeSQL {
     private var keep: Bool { blank == .keep }
     private var tracksLists: Bool { !spec.lists.isEmpty }
 
+    /// The value an update gives `column`. A blank cell keeps the stored value (`--blank keep`),
+    /// except in the column holding a retired row's state, which a listed row resets to its default.
     private func newValue(_ column: TargetColumn) -> String {
-        if keep { return "coalesce(n.\(column.name), t.\(column.name))" }
+        if keep {
+            guard let retirement = spec.retirement, retirement.stateColumn == column.name else {
+                return "coalesce(n.\(column.name), t.\(column.name))"
+            }
+            let stored = "case when \(retirement.isRetired(over: "t")) then \(column.insertDefault ?? "null") else t.\(column.name) end"
+            return "coalesce(n.\(column.name), \(stored))"
+        }
         return column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)"
     }
 
@@ -26,15 +37,30 @@ struct MergeSQL {
 
     var teardown: [String] { tracksLists ? ["drop table merge_touched", "drop table merge_fresh"] : [] }
 
-    /// Updates rows whose values differ; selects how many.
+    /// Updates rows whose values differ and restores retired rows the file lists; selects how many
+    /// were updated and how many restored. The stored row's old state comes from a second reference
+    /// to the table (`o`), since RETURNING sees the new one.
     var update: String {
         let columns = spec.targetColumns.filter(\.updatable)
-        let assignments = columns.map { "\($0.name) = \(newValue($0))" }.joined(separator: ", ")
-        let differs = "row(\(columns.map { "t.\($0.name)" }.joined(separator: ", "))) is distinct from row(\(columns.map(newValue).joined(separator: ", ")))"
-        let record = tracksLists ? ", recorded as (insert into merge_touched select id, true from changed)" : ""
+        let assignments = (columns.map { "\($0.name) = \(newValue($0))" } + (spec.retirement?.restore ?? []))
+            .joined(separator: ", ")
+        var changes = "row(\(columns.map { "t.\($0.name)" }.joined(separator: ", "))) is distinct from row(\(columns.map(newValue).joined(separator: ", ")))"
+        if let comesBack = spec.retirement?.comesBack(over: "t") { changes = "(\(changes) or \(comesBack))" }
+        var from = resolved, match = spec.keyMatch, restored = "false"
+        if let retirement = spec.retirement {
+            from += ", \(spec.table) o"
+            match += " and o.id = t.id"
+            restored = "\(retirement.isRetired(over: "o")) and \(retirement.isCurrent(over: "t"))"
+        }
+        var record = ""
+        if tracksLists {
+            record = ", recorded as (insert into merge_touched select id, true from changed)"
+                + ", restored as (insert into merge_fresh select id from changed where restored)"
+        }
         return """
-            with changed as (update \(spec.table) t set \(assignments) from \(resolved)
-            where \(spec.keyMatch) and \(differs) returning t.id)\(record) select count(*) from changed
+            with changed as (update \(spec.table) t set \(assignments) from \(from)
+            where \(match) and \(changes) returning t.id, \(restored) as restored)\(record)
+            select count(*) filter (where not restored), count(*) filter (where restored) from changed
             """
     }
 

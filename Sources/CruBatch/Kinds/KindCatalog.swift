@@ -29,6 +29,14 @@ enum KindCatalog {
     /// The default zone in SQL, for column defaults.
     private static let defaultZone = "'\(TimeZoneNames.defaultZone)'"
 
+    /// How a membership ends: its status becomes `left` (and the database stamps `ended_at`).
+    static let membershipEnd = Retirement.end(column: "status", value: "left")
+
+    /// SQL over a group `g`, its ministry `mi` and its campus `c`: a group in use, which neither it, its
+    /// ministry nor its campus is archived. Archived groups are kept for history only: rosters,
+    /// calendars and placement leave them out.
+    static let groupInUse = ["g", "mi", "c"].map(Retirement.archive.isCurrent(over:)).joined(separator: " and ")
+
     private static let code = ColumnSpec("code", .code, required: true, key: true)
     private static let name = ColumnSpec("name", .text, required: true)
 
@@ -43,7 +51,7 @@ enum KindCatalog {
         code, name, ColumnSpec("campus", .reference, required: true, references: .campus),
         ColumnSpec("description", .multilineText),
         ColumnSpec("url", .url),
-    ])
+    ], belongsTo: "campus")
 
     private static let personColumns = [
         ColumnSpec("email", .email, required: true, key: true), ColumnSpec("first_name", .text, required: true),
@@ -61,7 +69,8 @@ enum KindCatalog {
             TargetColumn(name: "is_leader", resolve: "true", insertDefault: "false"),
             TargetColumn(name: "is_staff", resolve: "s.staff_role in ('staff', 'intern')", insertDefault: "false"),
         ],
-        exportFilter: "t.is_leader")
+        exportFilter: "t.is_leader and t.forgotten_at is null",
+        retirement: nil)
 
     static let students = KindSpec(
         kind: .students, table: "people",
@@ -71,12 +80,13 @@ enum KindCatalog {
             ColumnSpec("campus", .reference, references: .campus),
             ministryList("person_ministries", parent: "person_id", nameScope: "campus"),
         ],
-        exportFilter: "not t.is_leader")
+        exportFilter: "not t.is_leader and t.forgotten_at is null",
+        retirement: nil)
 
     static let teams = KindSpec(kind: .teams, table: "ministry_teams", columns: [
         code, ColumnSpec("ministry", .reference, required: true, references: .ministry), name,
         ColumnSpec("description", .multilineText), leaderList("team_leaders", parent: "team_id"),
-    ])
+    ], belongsTo: "ministry")
 
     static let groups = KindSpec(kind: .groups, table: "community_groups", columns: [
         code, ColumnSpec("ministry", .reference, required: true, references: .ministry), name,
@@ -84,7 +94,7 @@ enum KindCatalog {
         ColumnSpec("location", .text), ColumnSpec("audience", .audience, aliases: ["type"]), ColumnSpec("sex", .groupSex),
         ColumnSpec("capacity", .positiveInt, aliases: ["size", "max members"]),
         leaderList("group_leaders", parent: "group_id", required: true), ColumnSpec("description", .multilineText),
-    ])
+    ], belongsTo: "ministry")
 
     static let memberships = KindSpec(
         kind: .memberships, table: "memberships",
@@ -102,7 +112,10 @@ enum KindCatalog {
         // A joined_at without offset is wall-clock time on the group's campus.
         resolveJoins: "left join ministries gm on gm.id = g.ministry_id left join campuses gc on gc.id = gm.campus_id",
         rules: [.groupCapacity],
-        messageKey: "email")
+        messageKey: "email",
+        retirement: membershipEnd,
+        belongsTo: "group",
+        syncScopedByFile: true)
 
     /// Date-time text to an instant: text with an offset as it is, wall-clock text in `zone` (SQL).
     private static func instant(_ column: String, zone: String) -> String {
@@ -132,7 +145,8 @@ enum KindCatalog {
         ],
         resolveJoins: "left join events e on e.code = s.code",
         rules: [.timeZoneDefault(column: "timezone", inheritedThrough: "ministries"),
-                .endNotBeforeStart(start: "starts_at", end: "ends_at")])
+                .endNotBeforeStart(start: "starts_at", end: "ends_at")],
+        belongsTo: "ministries")
 
     static let missions = KindSpec(
         kind: .missions, table: "summer_missions",

@@ -20,10 +20,18 @@ struct Reference: Sendable {
     /// SQL over the referenced row `r` giving what narrows an ambiguous name: the code that a
     /// column's `nameScope` cell holds (a ministry's campus).
     var scope: String?
+    /// The columns that name a referenced row where its key is personal data (a student by name, not
+    /// by email); nil: its key names it.
+    var labelColumns: [String]?
 
     /// The referenced key as SQL over a table alias.
     func key(over alias: String) -> String {
         caseInsensitive ? "lower(\(alias).\(keyColumn))" : "\(alias).\(keyColumn)"
+    }
+
+    /// The referenced row as people read it, SQL over a table alias.
+    func label(over alias: String) -> String {
+        labelColumns.map { $0.map { "\(alias).\($0)" }.joined(separator: " || ' ' || ") } ?? "\(alias).\(keyColumn)"
     }
 
     static let campus = Reference(table: "campuses", alias: "c", keyColumn: "code", noun: "campus", definedIn: .campuses,
@@ -34,7 +42,7 @@ struct Reference: Sendable {
     static let group = Reference(table: "community_groups", alias: "g", keyColumn: "code", noun: "group", definedIn: .groups,
                                  nameColumn: "name")
     static let student = Reference(table: "people", alias: "p", keyColumn: "email", caseInsensitive: true, noun: "student",
-                                   definedIn: .students)
+                                   definedIn: .students, labelColumns: ["first_name", "last_name"])
     static let leader = Reference(table: "people", alias: "l", keyColumn: "email", caseInsensitive: true,
                                   condition: "r.is_leader", noun: "leader", definedIn: .leaders)
 }
@@ -84,6 +92,63 @@ enum RowRule: Sendable {
     case timeZoneDefault(column: String, inheritedThrough: String?)
 }
 
+/// How a kind's rows leave the list and come back: what `import --sync` does to a row missing from
+/// the file, and what a later file that lists the row again undoes.
+enum Retirement: Sendable {
+    /// The row is archived: `archived_at` is set, and cleared when a file lists the row again.
+    case archive
+    /// The row ends: target column `column` becomes `value` (a membership's status becomes `left`,
+    /// and the database stamps `ended_at`). A row listed again takes the file's value, or the
+    /// column's insert default when the cell is blank.
+    case end(column: String, value: String)
+
+    /// SQL over a row alias: true when the row is archived or ended.
+    func isRetired(over alias: String) -> String {
+        switch self {
+        case .archive: "\(alias).archived_at is not null"
+        case .end(let column, let value): "\(alias).\(column) = '\(value)'"
+        }
+    }
+
+    /// SQL over a row alias: true when the row is neither archived nor ended (a staged row with a blank
+    /// state is current).
+    func isCurrent(over alias: String) -> String { "(\(isRetired(over: alias))) is not true" }
+
+    /// The assignments that archive or end a row.
+    var retire: String {
+        switch self {
+        case .archive: "archived_at = now()"
+        case .end(let column, let value): "\(column) = '\(value)'"
+        }
+    }
+
+    /// Assignments that bring back a row a file lists again, beyond the file's own values.
+    var restore: [String] {
+        switch self {
+        case .archive: ["archived_at = null"]
+        case .end: []
+        }
+    }
+
+    /// SQL over a stored row `alias` that a file lists: true when listing it brings it back whatever
+    /// its values (an archived row). Nil when its values alone decide (an ended membership comes back
+    /// through its status).
+    func comesBack(over alias: String) -> String? {
+        switch self {
+        case .archive: isRetired(over: alias)
+        case .end: nil
+        }
+    }
+
+    /// The target column that holds the retired state (a membership's status), if a target column does.
+    var stateColumn: String? {
+        switch self {
+        case .archive: nil
+        case .end(let column, _): column
+        }
+    }
+}
+
 /// Everything the importer and exporter need to know about one kind. Its columns are declared once;
 /// the staging table, the resolving SELECT, the merge's target columns and the export query are
 /// all derived from them.
@@ -100,6 +165,14 @@ struct KindSpec: Sendable {
     var rules: [RowRule] = []
     /// The key column named in duplicate messages (default: the first key column).
     var messageKey: String?
+    /// What `import --sync` does to rows missing from a file; nil for kinds that are never archived (people).
+    var retirement: Retirement? = .archive
+    /// The column naming what a row belongs to (a ministry's campus, a group's ministry, an event's
+    /// ministries, a membership's group): how `import --sync --scope` reaches a campus or ministry.
+    var belongsTo: String?
+    /// True when a sync covers exactly what the file's rows belong to (a memberships file is the
+    /// complete membership of each group it names), so `--scope` does not apply.
+    var syncScopedByFile = false
 
     /// The column that names a row in messages.
     var messageColumn: ColumnSpec { columns.first { $0.name == messageKey } ?? keys[0] }
@@ -155,6 +228,27 @@ struct KindSpec: Sendable {
         return "select \(values.joined(separator: ", ")) from stage s \(joins.joined(separator: " "))"
     }
 
+    /// The scalar references' joins over the target row `t` (inner joins for required columns).
+    var referenceJoins: String {
+        joinedReferences.map { column, reference in
+            "\(column.required ? "join" : "left join") \(reference.table) \(reference.alias) on \(reference.alias).id = t.\(column.target?.name ?? "")"
+        }.joined(separator: " ")
+    }
+
+    /// Which rows export writes, SQL over `t` and the reference joins: archived rows are left out, and
+    /// so are rows that need an archived row (a membership of an archived group), which an import of
+    /// the export could not resolve.
+    private var exportCondition: String {
+        var conditions = [exportFilter]
+        if case .archive? = retirement { conditions.append(Retirement.archive.isCurrent(over: "t")) }
+        for (column, reference) in joinedReferences where column.required {
+            if case .archive? = KindSpec.of(reference.definedIn).retirement {
+                conditions.append(Retirement.archive.isCurrent(over: reference.alias))
+            }
+        }
+        return conditions.joined(separator: " and ")
+    }
+
     /// A query whose rows are exactly the CSV `import` reads (header = canonical column names).
     var exportSQL: String {
         // Each list column is read from its aggregate, joined as list0, list1 ...
@@ -162,12 +256,40 @@ struct KindSpec: Sendable {
         let values = columns.map { column in
             "\(listAliases[column.name].map { "\($0).list" } ?? column.exportExpression) as \"\(column.name)\""
         }
-        let joins = joinedReferences.map { column, reference in
-            "\(column.required ? "join" : "left join") \(reference.table) \(reference.alias) on \(reference.alias).id = t.\(column.target?.name ?? "")"
-        } + zip(lists, lists.indices).map { list, index in
+        let listJoins = zip(lists, lists.indices).map { list, index in
             "left join (\(list.relation.exportAggregate)) list\(index) on list\(index).parent = t.id"
         }
         let order = keys.map(\.exportExpression)
-        return "select \(values.joined(separator: ", ")) from \(table) t \(joins.joined(separator: " ")) where \(exportFilter) order by \(order.joined(separator: ", "))"
+        return "select \(values.joined(separator: ", ")) from \(table) t \(referenceJoins) \(listJoins.joined(separator: " ")) where \(exportCondition) order by \(order.joined(separator: ", "))"
+    }
+
+    /// A row's key as people read it (`cp-small-tue / Joy Chang` for a membership), SQL over `t` and
+    /// the reference joins; a reference whose key is personal data is named by its label.
+    var keyLabel: String {
+        keys.map { column in column.reference.map { $0.label(over: $0.alias) } ?? column.exportExpression }
+            .joined(separator: " || ' / ' || ")
+    }
+
+    /// SQL over the row `alias`: true when it belongs, itself or through what it belongs to, to the row
+    /// with id `id` of `scope`'s table (a campus or a ministry); nil when the kind reaches no such row.
+    func belongs(_ alias: String, to scope: Reference, id: Int, depth: Int = 1) -> String? {
+        if table == scope.table { return "\(alias).id = \(id)" }
+        let owner = "owner\(depth)"
+        guard let column = columns.first(where: { $0.name == belongsTo }),
+              let reference = column.reference ?? column.list?.reference,
+              let ownerBelongs = KindSpec.of(reference.definedIn).belongs(owner, to: scope, id: id, depth: depth + 1)
+        else { return nil }
+        if let list = column.list {
+            let link = "link\(depth)"
+            return "exists (select 1 from \(list.childTable) \(link) join \(reference.table) \(owner) on \(owner).id = \(link).\(list.valueColumn) where \(link).\(list.parentColumn) = \(alias).id and \(ownerBelongs))"
+        }
+        return "exists (select 1 from \(reference.table) \(owner) where \(owner).id = \(alias).\(column.target?.name ?? column.name) and \(ownerBelongs))"
+    }
+
+    /// For a kind whose sync covers what its file names (`syncScopedByFile`): SQL over `t`, true for
+    /// the rows that belong to something a row of the file belongs to.
+    var fileScope: String? {
+        guard syncScopedByFile, let owner = columns.first(where: { $0.name == belongsTo })?.target?.name else { return nil }
+        return "t.\(owner) in (select n.\(owner) from (\(resolveSQL)) n)"
     }
 }

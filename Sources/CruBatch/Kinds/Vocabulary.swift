@@ -79,6 +79,7 @@ public enum Vocabulary: String, CaseIterable, Sendable {
         .membershipStatus: [
             Term("active", ["active", "member", "joined"]),
             Term("pending", ["pending", "waitlist", "wait list", "waitlisted", "waiting", "waiting list"]),
+            Term("left", ["left", "ended", "former member"]),
         ],
         .resourceType: [
             Term("article", ["article", "blog post", "post"]),
