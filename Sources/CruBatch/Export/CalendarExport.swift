@@ -63,14 +63,17 @@ extension Exporter {
     private func meetingGroups(_ scope: ExportScope) -> PostgresQuery {
         """
         from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
-        where \(scope.condition) and g.meeting_day is not null and g.meeting_time is not null
+        where \(scope.condition) and \(unescaped: KindCatalog.groupInUse)
+        and g.meeting_day is not null and g.meeting_time is not null
         """
     }
 
-    /// The events of a scope, over `ev`: all of them, or those of a ministry in the scope.
+    /// The events of a scope, over `ev`: all of them, or those of a ministry in the scope; archived
+    /// events are left out.
     private func eventFilter(_ scope: ExportScope) -> PostgresQuery {
-        scope == .everything ? "true" : """
-            exists (select 1 from event_ministries em join ministries mi on mi.id = em.ministry_id
+        let current = Retirement.archive.isCurrent(over: "ev")
+        return scope == .everything ? "\(unescaped: current)" : """
+            \(unescaped: current) and exists (select 1 from event_ministries em join ministries mi on mi.id = em.ministry_id
                     join campuses c on c.id = mi.campus_id
                     left join community_groups g on g.ministry_id = mi.id
                     where em.event_id = ev.id and \(scope.condition))

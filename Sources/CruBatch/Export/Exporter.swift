@@ -64,7 +64,7 @@ public struct Exporter {
     public func exportRosterCSV(_ scope: ExportScope, to target: OutputTarget) throws -> ExportedFile {
         let columns = Self.rosterColumns.map { "csv_safe((\($0.expression))::text) as \($0.name)" }.joined(separator: ", ")
         return try copyCSV("""
-            select \(unescaped: columns) \(unescaped: Self.rosterFrom) where \(scope.condition) \(unescaped: Self.rosterOrder)
+            select \(unescaped: columns) \(unescaped: Self.rosterFrom) and \(scope.condition) \(unescaped: Self.rosterOrder)
             """, to: target)
     }
 
@@ -83,14 +83,15 @@ public struct Exporter {
                         'school_year', p.school_year, 'status', m.status,
                         'joined_at', to_char(m.joined_at, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
                         order by p.last_name, p.first_name, p.email)
-                        from memberships m join people p on p.id = m.person_id where m.group_id = g.id), '[]'::jsonb)
+                        from memberships m join people p on p.id = m.person_id
+                        where m.group_id = g.id and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))), '[]'::jsonb)
                 ) as grp
                 from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
-                where \(scope.condition)
+                where \(scope.condition) and \(unescaped: KindCatalog.groupInUse)
             ) groups
             """
         let text = try connection.query(query).scalar(String.self) + "\n"
-        let rows = try connection.query("select count(*) \(unescaped: Self.rosterFrom) where \(scope.condition)").scalar(Int.self)
+        let rows = try connection.query("select count(*) \(unescaped: Self.rosterFrom) and \(scope.condition)").scalar(Int.self)
         return try write(Array(text.utf8), rows: rows, to: target)
     }
 
@@ -98,7 +99,8 @@ public struct Exporter {
     public func groupCodes(_ scope: ExportScope = .everything) throws -> [String] {
         try connection.query("""
             select g.code from community_groups g join ministries mi on mi.id = g.ministry_id
-            join campuses c on c.id = mi.campus_id where \(scope.condition) order by g.code
+            join campuses c on c.id = mi.campus_id where \(scope.condition) and \(unescaped: KindCatalog.groupInUse)
+            order by g.code
             """).rows.map { try $0.decode(String.self, 0) }
     }
 
@@ -136,9 +138,11 @@ public struct Exporter {
         from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = g.id
         """
 
+    /// Current members of groups in use; the WHERE that follows adds the scope with `and`.
     private static let rosterFrom = """
         from memberships m join community_groups g on g.id = m.group_id join people p on p.id = m.person_id
         join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
+        where \(KindCatalog.membershipEnd.isCurrent(over: "m")) and \(KindCatalog.groupInUse)
         """
 
     private static let rosterOrder = "order by g.code, p.last_name, p.first_name, p.email"

@@ -139,7 +139,7 @@ public struct NightlyExport {
             try add("data", kind.fileName) { try exporter.exportKind(kind, to: $0) }
         }
         try add("calendars", "all.ics") { try exporter.exportCalendar(.everything, to: $0, today: self.date) }
-        for campus in try connection.query("select code from campuses order by code").rows.map({ try $0.decode(String.self, 0) }) {
+        for campus in try connection.query("select code from campuses where archived_at is null order by code").rows.map({ try $0.decode(String.self, 0) }) {
             try add("calendars", Self.fileName(for: campus, of: "campus", extension: "ics")) {
                 try exporter.exportCalendar(.campus(campus), to: $0, today: self.date)
             }

@@ -53,12 +53,13 @@ struct PeopleRoster {
         [member.firstName, member.lastName, member.email, member.phone, member.year, member.joinedText]
     }
 
-    /// Each group of a scope in code order, read one group at a time so memory holds one roster.
+    /// Each group in use of a scope in code order, with its current members, read one group at a time
+    /// so memory holds one roster.
     static func forEachGroup(_ scope: ExportScope, connection: PostgresConnection, _ body: (PeopleRoster) throws -> Void) throws {
         let groups = try connection.query("""
             select g.id, g.code, g.name, mi.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location, c.timezone
             from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
-            where \(scope.condition) order by g.code
+            where \(scope.condition) and \(unescaped: KindCatalog.groupInUse) order by g.code
             """).rows
         for group in groups {
             let id = try group.decode(Int.self, 0)
@@ -72,7 +73,8 @@ struct PeopleRoster {
             let members = try connection.query("""
                 select p.first_name, p.last_name, p.email, p.phone, p.school_year,
                        to_char(m.joined_at at time zone \(try group.decode(String.self, 7)), 'YYYY-MM-DD')
-                from memberships m join people p on p.id = m.person_id where m.group_id = \(id)
+                from memberships m join people p on p.id = m.person_id
+                where m.group_id = \(id) and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
                 order by p.last_name, p.first_name, p.email
                 """).rows.map { row in
                     Member(firstName: try row.decode(String.self, 0), lastName: try row.decode(String.self, 1),
