@@ -85,12 +85,16 @@ public struct PlaceReport: Sendable, CommandReport {
         public var peopleUpdated = 0
         public var peopleUnchanged = 0
         public var membershipsInserted = 0
+        /// Memberships ended because their student moved to another group of the same ministry.
+        public var membershipsEnded = 0
         /// Leader notifications the memberships queued (the trigger writes them).
         public var notificationsQueued = 0
     }
 
     public var file: String
     public var sha256: String?
+    /// The run in `import_runs` (kind `place`), for `crubatch runs show` and `crubatch undo`.
+    public var runID: Int?
     public var dryRun = false
     /// The file could not be read at all (exit 65); nothing was written.
     public var unreadable = false
@@ -167,11 +171,12 @@ public struct PlaceReport: Sendable, CommandReport {
     public var verdict: String {
         if unreadable { return "the file could not be read; nothing was written" }
         let people = "students: \(counts.peopleInserted) new, \(counts.peopleUpdated) updated, \(counts.peopleUnchanged) unchanged"
-        let joins = "\(counts.membershipsInserted) membership\(counts.membershipsInserted == 1 ? "" : "s"), "
+        let moves = counts.membershipsEnded > 0 ? "\(counts.membershipsEnded) ended by moves, " : ""
+        let joins = "\(counts.membershipsInserted) membership\(counts.membershipsInserted == 1 ? "" : "s"), \(moves)"
             + "\(counts.notificationsQueued) leader notification\(counts.notificationsQueued == 1 ? "" : "s") queued"
         let time = String(format: "%.2f", seconds)
-        return dryRun ? "dry run (\(time) s), nothing was written; it would make \(people); \(joins)"
-            : "\(people); \(joins) (\(time) s)"
+        if dryRun { return "dry run (\(time) s), nothing was written; it would make \(people); \(joins)" }
+        return "\(people); \(joins) (\(time) s\(runID.map { ", run \($0)" } ?? ""))"
     }
 
     // MARK: JSON and CSV

@@ -23,7 +23,9 @@ public struct PlaceOptions: Sendable {
 /// 1. the student is upserted into `people` (matched on lower(email); name, phone in E.164, sex,
 ///    school year and campus set; a blank phone keeps the stored one) and the chosen ministries are
 ///    added to `person_ministries`;
-/// 2. a student already in a group of one of the chosen ministries is not placed again;
+/// 2. a student already in a group of one of the chosen ministries is not placed again while that group
+///    still fits the answer; when it no longer does (a new answer with other times), the student is
+///    placed again, and the move ends the old membership in the same transaction;
 /// 3. candidate groups are those of the chosen ministries (all on the chosen campus) whose sex
 ///    (men/women/mixed) admits the student, whose audience takes the student's school year
 ///    (freshmen 1 ... graduates 5, mixed any, faculty never), that meet **for the whole meeting**
@@ -32,6 +34,10 @@ public struct PlaceOptions: Sendable {
 /// 4. the group with the fewest members wins; ties go to the earliest meeting in the week (Monday
 ///    first, then time), then the code. The membership is inserted with source `place`, status
 ///    `active`, and its AFTER INSERT trigger queues the leader notifications.
+///
+/// Archived groups (and those of archived ministries and campuses) take no one, and only current
+/// members (not those who left) fill a group. Each run is recorded in `import_runs` (kind `place`),
+/// and what it changed in `run_changes`, so `crubatch undo` can take it back.
 public struct Placer {
     /// How long a community group meets, for matching availability.
     public static let meetingMinutes = 90
@@ -62,11 +68,14 @@ public struct Placer {
         let connection = try connect()
         try Migrator(connection: connection).requireCurrent()
         var placement = Placement(connection: connection, file: displayName)
+        let runLog = RunLog(connection: connection)
+        let runID = try runLog.start(kind: "place", file: displayName, dryRun: options.dryRun)
         try connection.execute("begin")
         do {
             guard try connection.query("select pg_try_advisory_xact_lock(\(Self.lockKey))").scalar(Bool.self) else {
                 throw CruBatchError.lockHeld("another crubatch place")
             }
+            try runLog.record(as: runID)
             try placement.load()
             let notificationsBefore = try placement.notificationCount()
             for answer in contents.answers {
@@ -76,12 +85,19 @@ public struct Placer {
             try connection.execute(options.dryRun ? "rollback" : "commit")
         } catch {
             try? connection.execute("rollback")
+            try? runLog.finish(runID, status: "failed", error: String(describing: error))
             throw error
         }
+        report.runID = runID
         report.counts.peopleInserted = placement.people[.inserted, default: 0]
         report.counts.peopleUpdated = placement.people[.updated, default: 0]
         report.counts.peopleUnchanged = placement.people[.unchanged, default: 0]
         report.counts.membershipsInserted = placement.membershipsInserted
+        report.counts.membershipsEnded = placement.membershipsEnded
+        try runLog.finish(runID, status: "succeeded", counts: RunLog.Counts(
+            read: report.counts.answers, inserted: report.counts.peopleInserted + report.counts.membershipsInserted,
+            updated: report.counts.peopleUpdated, unchanged: report.counts.peopleUnchanged,
+            archived: report.counts.membershipsEnded, rejected: report.counts.invalid), sha256: contents.sha256)
         report.diagnostics = (contents.warnings + placement.diagnostics).map { $0.inSheet(contents.sheet) }.sorted {
             ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0)
         }
@@ -133,6 +149,11 @@ struct PlaceGroup {
         return availability.contains(day: day, start: start, minutes: Placer.meetingMinutes)
     }
 
+    /// Whether the group suits a student of this sex, school year and availability (room aside).
+    func suits(sex: String, year: Int?, availability: Availability) -> Bool {
+        admits(sex: sex) && takes(year: year) && meets(within: availability)
+    }
+
     var hasRoom: Bool { capacity.map { members < $0 } ?? true }
 
     /// Fewest members, then earliest in the week (Monday first, then time), then code.
@@ -176,6 +197,8 @@ struct Placement {
     var diagnostics: [Diagnostic] = []
     var people: [PersonChange: Int] = [:]
     var membershipsInserted = 0
+    /// Memberships ended by moves.
+    var membershipsEnded = 0
 
     init(connection: PostgresConnection, file: String) {
         self.connection = connection
@@ -186,10 +209,14 @@ struct Placement {
         // Every group is locked for the run, in id order as imports lock theirs: other writers adding
         // members wait until this run commits, so the counts read below hold and no join overfills.
         try connection.query("select id from community_groups order by id for no key update")
-        campuses = try connection.query("select id, code, name from campuses order by code").rows.map {
+        campuses = try connection.query("select id, code, name from campuses where archived_at is null order by code").rows.map {
             Campus(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2))
         }
-        ministries = try connection.query("select id, code, name, campus_id from ministries order by code").rows.map {
+        ministries = try connection.query("""
+            select mi.id, mi.code, mi.name, mi.campus_id from ministries mi join campuses c on c.id = mi.campus_id
+            where \(unescaped: Retirement.archive.isCurrent(over: "mi")) and \(unescaped: Retirement.archive.isCurrent(over: "c"))
+            order by mi.code
+            """).rows.map {
             Ministry(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2),
                      campusID: try $0.decode(String.self, 3))
         }
@@ -199,10 +226,11 @@ struct Placement {
             NameMatcher.Candidate(code: $0.code, name: $0.name, scope: campusCodes[$0.campusID])
         })
         groups = try connection.query("""
-            select g.id, g.code, g.name, g.ministry_id, m.code, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'),
+            select g.id, g.code, g.name, g.ministry_id, mi.code, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'),
                    g.location, g.audience, g.sex, g.capacity,
-                   (select count(*) from memberships x where x.group_id = g.id)
-            from community_groups g join ministries m on m.id = g.ministry_id
+                   (select count(*) from memberships m where m.group_id = g.id and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m")))
+            from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
+            where \(unescaped: KindCatalog.groupInUse)
             order by g.code
             """).rows.map { row in
             let time = try row.decode(String?.self, 6)
@@ -262,10 +290,11 @@ struct Placement {
         }
         let availability = answer.availability!
         let chosenIDs = Set(chosen.map(\.id))
-        if let existing = try currentGroup(of: personID, in: chosen.map(\.id)) {
+        let current = try currentGroup(of: personID, in: chosen.map(\.id))
+        if let current, current.suits(sex: sex, year: answer.schoolYear, availability: availability) {
             entry.outcome = .alreadyPlaced
-            entry.group = existing.reportGroup
-            entry.message = "already a member of \(existing.code)"
+            entry.group = current.reportGroup
+            entry.message = "already a member of \(current.code)"
             return entry
         }
 
@@ -276,6 +305,12 @@ struct Placement {
         let byTime = byYear.filter { groups[$0].meets(within: availability) }
         let withRoom = byTime.filter { groups[$0].hasRoom }
         func notPlaced(_ reason: PlaceReport.Reason, _ message: String) -> PlaceReport.Entry {
+            if let current {
+                entry.outcome = .alreadyPlaced
+                entry.group = current.reportGroup
+                entry.message = "stays in \(current.code), which no longer fits this answer, as no other group does: \(message)"
+                return entry
+            }
             entry.outcome = .noMatchingGroup
             entry.reason = reason.rawValue
             entry.message = message
@@ -303,11 +338,21 @@ struct Placement {
         let inserted = try connection.query("""
             insert into memberships (group_id, person_id, status, source)
             values (\(groups[best].id)::bigint, \(personID)::bigint, 'active', 'place')
-            on conflict (group_id, person_id) do nothing returning id
+            on conflict (group_id, person_id) do update set status = 'active', joined_at = now(), source = 'place'
+            where \(unescaped: KindCatalog.membershipEnd.isRetired(over: "memberships"))
+            returning id
             """)
         if !inserted.rows.isEmpty {
             groups[best].members += 1
             membershipsInserted += 1
+        }
+        if let current {
+            for row in try connection.query(MembershipMove.endingOthers(person: personID, joining: groups[best].id)).rows {
+                let groupID = try row.decode(String.self, 0)
+                if let left = groups.firstIndex(where: { $0.id == groupID }) { groups[left].members -= 1 }
+                membershipsEnded += 1
+            }
+            entry.message = "moved from \(current.code)"
         }
         entry.outcome = .placed
         entry.group = groups[best].reportGroup
@@ -431,13 +476,15 @@ struct Placement {
             """)
     }
 
-    /// A group of one of `ministryIDs` the student is already in (placed before, or earlier in this run).
+    /// A group in use of one of `ministryIDs` the student is a current member of (placed before, or
+    /// earlier in this run).
     func currentGroup(of personID: String, in ministryIDs: [String]) throws -> PlaceGroup? {
-        let row = try connection.query("""
+        let ids = try connection.query("""
             select m.group_id from memberships m join community_groups g on g.id = m.group_id
             where m.person_id = \(personID)::bigint and g.ministry_id = any(\(ministryIDs)::bigint[])
-            order by m.joined_at, g.code limit 1
-            """).scalar(String?.self)
-        return row.flatMap { id in groups.first { $0.id == id } }
+            and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
+            order by m.joined_at, g.code
+            """).rows.map { try $0.decode(String.self, 0) }
+        return ids.lazy.compactMap { id in groups.first { $0.id == id } }.first
     }
 }
