@@ -40,6 +40,8 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
     case migrationBlocked(version: Int, name: String, reason: String)
     case lockHeld(String)
     case usage(String)
+    /// A request crubatch will not carry out as it stands, and says why (exit 1).
+    case refused(String)
 
     public var exitStatus: ExitStatus {
         switch self {
@@ -48,6 +50,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
         case .schemaOutOfDate, .migrationChanged, .migrationBlocked: .dataError
         case .lockHeld: .temporaryFailure
         case .usage: .usage
+        case .refused: .rejected
         }
     }
 
@@ -63,6 +66,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
             "migration \(version) (\(name)) was not applied: \(reason)"
         case .lockHeld(let what): "\(what) is running in another process; try again later"
         case .usage(let message): message
+        case .refused(let reason): reason
         }
     }
 
@@ -77,6 +81,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
         case .migrationBlocked: "migration-blocked"
         case .lockHeld: "locked"
         case .usage: "usage"
+        case .refused: "refused"
         }
     }
 }

@@ -1,0 +1,49 @@
+import PostgresClient
+
+/// A table whose changes `run_changes` records, as `undo` and `runs show` need it: its primary key
+/// and other columns, read from the database's catalog, so nothing here is written per table.
+struct LoggedTable {
+    let name: String
+    let primaryKey: [String]
+    /// The columns outside the primary key.
+    let otherColumns: [String]
+
+    /// Every logged table in dependency order (a table only references earlier ones): each kind's
+    /// table, then the tables of its lists.
+    static let dependencyOrder: [String] = Kind.allCases.reduce(into: []) { order, kind in
+        let spec = KindSpec.of(kind)
+        for table in [spec.table] + spec.lists.map({ $0.relation.childTable }) where !order.contains(table) {
+            order.append(table)
+        }
+    }
+
+    /// The tables named, in dependency order.
+    static func load(_ names: Set<String>, from connection: PostgresConnection) throws -> [LoggedTable] {
+        let tables = dependencyOrder.filter(names.contains)
+        var columns: [String: [(name: String, isKey: Bool)]] = [:]
+        for row in try connection.query("""
+            select c.relname, a.attname, coalesce(a.attnum = any(i.indkey), false)
+            from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+            left join pg_index i on i.indrelid = c.oid and i.indisprimary
+            where c.oid = any(\(tables)::regclass[])
+            order by c.relname, a.attnum
+            """).rows {
+            columns[try row.decode(String.self, 0), default: []].append((try row.decode(String.self, 1), try row.decode(Bool.self, 2)))
+        }
+        return tables.map { name in
+            let all = columns[name, default: []]
+            return LoggedTable(name: name, primaryKey: all.filter(\.isKey).map(\.name), otherColumns: all.filter { !$0.isKey }.map(\.name))
+        }
+    }
+
+    /// SQL: a row's primary key as jsonb, taken from the image `image` (`{"id": 12}`).
+    func key(of image: String) -> String {
+        "jsonb_build_object(\(primaryKey.map { "'\($0)', \(image)->'\($0)'" }.joined(separator: ", ")))"
+    }
+
+    /// SQL: the stored row `alias` whose key is `key`'s (`key` a row of this table, e.g. from
+    /// `jsonb_populate_record`).
+    func matches(_ alias: String, _ key: String) -> String {
+        primaryKey.map { "\(alias).\($0) = \(key).\($0)" }.joined(separator: " and ")
+    }
+}

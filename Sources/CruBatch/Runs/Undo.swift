@@ -1,0 +1,227 @@
+import PostgresClient
+
+/// `crubatch undo RUN`: puts back every row a run (import, sync, place) changed, from the images in
+/// `run_changes`, in one transaction. Rows the run inserted are deleted; rows it updated, archived,
+/// ended or deleted get their values from before the run back (`updated_at` included); the leader
+/// notifications it queued that are still pending are cancelled.
+///
+/// Nothing is written, and the rows are listed, when a row changed after the run (it is no longer
+/// the run's after-image) or a later row uses one the undo would delete, unless `force` says to
+/// overwrite them. The SQL is the same for every table: keys and columns come from the catalog.
+public struct Undo {
+    /// A row that changed after the run, or that uses a row the undo would delete.
+    public struct Conflict: Sendable, Equatable, Encodable {
+        public let table: String
+        /// The row's primary key (`{"id":12}`).
+        public let key: JSONValue
+        public let reason: String
+
+        public var text: String { "\(table) \(key.compact): \(reason)" }
+    }
+
+    /// What an undo did, or the conflicts that stopped it.
+    public struct Report: Sendable, CommandReport {
+        public let runID: Int
+        /// What the run was: `import students students.csv`, `place answers.csv`.
+        public let run: String
+        public var conflicts: [Conflict] = []
+        /// True when the conflicts were overwritten (`--force`).
+        public var forced = false
+        /// Rows given their old values back, per table.
+        public var restored: [String: Int] = [:]
+        /// Rows the run had added, removed, per table.
+        public var removed: [String: Int] = [:]
+        public var notificationsCancelled = 0
+
+        public var undone: Bool { conflicts.isEmpty || forced }
+
+        /// 0 when undone; 1 when conflicts stopped it.
+        public var exitStatus: ExitStatus { undone ? .ok : .rejected }
+
+        private enum Keys: String, CodingKey {
+            case runId, run, undone, forced, conflicts, restored, removed, notificationsCancelled
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(runID, forKey: .runId)
+            try container.encode(run, forKey: .run)
+            try container.encode(undone, forKey: .undone)
+            try container.encode(forced, forKey: .forced)
+            try container.encode(conflicts, forKey: .conflicts)
+            try container.encode(restored, forKey: .restored)
+            try container.encode(removed, forKey: .removed)
+            try container.encode(notificationsCancelled, forKey: .notificationsCancelled)
+        }
+
+        /// What happened, for a terminal: one line, or the refusal and one line per conflict.
+        public var text: String {
+            let list = conflicts.map { "  " + $0.text }
+            guard undone else {
+                return (["cannot undo run \(runID) (\(run)): \(conflicts.count) row\(conflicts.count == 1 ? "" : "s") changed after it or use what it added; nothing was written (--force overwrites them):"]
+                    + list).joined(separator: "\n")
+            }
+            let tables = LoggedTable.dependencyOrder.compactMap { table -> String? in
+                let (back, gone) = (restored[table, default: 0], removed[table, default: 0])
+                guard back + gone > 0 else { return nil }
+                return "\(table) \(back) restored, \(gone) removed"
+            }
+            var lines = ["undid run \(runID) (\(run)): " + (tables.isEmpty ? "it had changed no rows" : tables.joined(separator: "; "))
+                + "; \(notificationsCancelled) pending notification\(notificationsCancelled == 1 ? "" : "s") cancelled"]
+            if forced && !conflicts.isEmpty { lines += ["overwrote \(conflicts.count) row\(conflicts.count == 1 ? "" : "s") changed after the run:"] + list }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    public func run(_ runID: Int, force: Bool) throws -> Report {
+        try Migrator(connection: connection).requireCurrent()
+        try connection.execute("set time zone 'UTC'")
+        var report = Report(runID: runID, run: try describeUndoable(runID))
+        try connection.execute("begin")
+        do {
+            // No import or place may change the rows being put back meanwhile.
+            try WriterLocks.hold(Kind.allCases, on: connection, against: "an import or place")
+            try connection.execute("set local crubatch.undoing = 'on'")
+            let changed = Set(try connection.query("select distinct table_name from run_changes where run_id = \(runID)")
+                .rows.map { try $0.decode(String.self, 0) })
+            let logged = try LoggedTable.load(Set(LoggedTable.dependencyOrder), from: connection)
+            let tables = logged.filter { changed.contains($0.name) }
+            try connection.execute("""
+                create temp table undo_rows (table_name text not null, row_key jsonb not null, before jsonb, after jsonb)
+                on commit drop
+                """)
+            for table in tables { try collect(table, of: runID) }
+            report.conflicts = try tables.flatMap(changedSince) + dependents(of: tables, among: logged)
+            report.forced = force
+            guard report.undone else {
+                try connection.execute("rollback")
+                return report
+            }
+            report.notificationsCancelled = try connection.query("""
+                update notifications set status = 'cancelled', last_error = \("run \(runID) was undone")
+                where status = 'pending' and membership_id in (
+                    select (u.row_key->>'id')::bigint from undo_rows u where u.table_name = 'memberships' and u.before is null)
+                """).affectedRows
+            for table in tables { report.restored[table.name] = try putBack(table) }
+            for table in tables.reversed() { report.removed[table.name] = try remove(table) }
+            try connection.query("update import_runs set status = 'undone', undone_at = now() where id = \(runID)")
+            try connection.execute("commit")
+        } catch let error as PostgresError where ["23503", "23505"].contains(error.sqlState) {
+            try? connection.execute("rollback")
+            throw CruBatchError.refused("cannot undo run \(runID) even with --force: \(error.description)")
+        } catch {
+            try? connection.execute("rollback")
+            throw error
+        }
+        return report
+    }
+
+    /// What the run was, or why it cannot be undone.
+    private func describeUndoable(_ runID: Int) throws -> String {
+        guard let row = try connection.query("""
+            select kind, file_name, status, dry_run from import_runs where id = \(runID)
+            """).rows.first else {
+            throw CruBatchError.usage("there is no run \(runID) (see `crubatch runs`)")
+        }
+        let kind = try row.decode(String.self, 0), file = try row.decode(String.self, 1)
+        let status = try row.decode(String.self, 2)
+        if kind == "forget" { throw CruBatchError.refused("run \(runID) erased a person's data (forget); that cannot be undone") }
+        if try row.decode(Bool.self, 3) { throw CruBatchError.refused("run \(runID) was a dry run: it wrote nothing") }
+        switch status {
+        case "succeeded": break
+        case "undone": throw CruBatchError.refused("run \(runID) was undone already")
+        default: throw CruBatchError.refused("run \(runID) \(status == "running" ? "never finished" : status): it wrote nothing")
+        }
+        return (kind == "place" ? "place " : "import \(kind) ") + file
+    }
+
+    /// Each row the run changed, once: its image before the run's first change and after its last.
+    private func collect(_ table: LoggedTable, of runID: Int) throws {
+        try connection.query("""
+            insert into undo_rows
+            select \(table.name), row_key, (array_agg(before order by id))[1], (array_agg(after order by id desc))[1]
+            from (select id, before, after, \(unescaped: table.key(of: "coalesce(after, before)")) as row_key
+                  from run_changes where run_id = \(runID) and table_name = \(table.name) and operation <> 'forget') change
+            group by row_key
+            """)
+    }
+
+    /// Rows whose state now is not the one the run left.
+    private func changedSince(_ table: LoggedTable) throws -> [Conflict] {
+        let first = table.primaryKey[0]
+        return try connection.query("""
+            select u.row_key::text,
+                   case when stored.\(unescaped: first) is null then 'deleted after the run'
+                        when u.after is null then 'added again after the run'
+                        else 'changed after the run: ' || (select string_agg(name, ', ' order by name) from jsonb_object_keys(u.after) name
+                                                          where to_jsonb(stored)->name is distinct from u.after->name) end
+            from undo_rows u cross join lateral jsonb_populate_record(null::\(unescaped: table.name), u.row_key) wanted
+            left join \(unescaped: table.name) stored on \(unescaped: table.matches("stored", "wanted"))
+            where u.table_name = \(table.name) and to_jsonb(stored) is distinct from u.after
+            order by 1
+            """).rows.map {
+                Conflict(table: table.name, key: JSONValue(text: try $0.decode(String.self, 0)) ?? .null,
+                         reason: try $0.decode(String.self, 1))
+            }
+    }
+
+    /// Rows outside the run that use (by foreign key) a row the run added, which the undo would delete.
+    private func dependents(of tables: [LoggedTable], among logged: [LoggedTable]) throws -> [Conflict] {
+        let references = try connection.query("""
+            select child.relname, a.attname, parent.relname, pa.attname
+            from pg_constraint con
+            join pg_class child on child.oid = con.conrelid join pg_class parent on parent.oid = con.confrelid
+            join pg_attribute a on a.attrelid = con.conrelid and a.attnum = con.conkey[1]
+            join pg_attribute pa on pa.attrelid = con.confrelid and pa.attnum = con.confkey[1]
+            where con.contype = 'f' and cardinality(con.conkey) = 1
+            and con.confrelid = any(\(tables.map(\.name))::regclass[]) and con.conrelid = any(\(logged.map(\.name))::regclass[])
+            order by 1, 2
+            """).rows
+        var conflicts: [Conflict] = []
+        for reference in references {
+            let childName = try reference.decode(String.self, 0), column = try reference.decode(String.self, 1)
+            let parent = try reference.decode(String.self, 2), parentColumn = try reference.decode(String.self, 3)
+            guard let child = logged.first(where: { $0.name == childName }) else { continue }
+            let childKey = child.key(of: "to_jsonb(x)")
+            conflicts += try connection.query("""
+                select \(unescaped: childKey)::text, u.row_key::text from undo_rows u
+                join \(unescaped: child.name) x on to_jsonb(x.\(unescaped: column)) = u.after->'\(unescaped: parentColumn)'
+                where u.table_name = \(parent) and u.before is null and u.after is not null
+                and not exists (select 1 from undo_rows v where v.table_name = \(child.name) and v.before is null
+                                and v.row_key = \(unescaped: childKey))
+                order by 1
+                """).rows.map { row in
+                Conflict(table: child.name, key: JSONValue(text: try row.decode(String.self, 0)) ?? .null,
+                         reason: "uses \(parent) \((JSONValue(text: try row.decode(String.self, 1)) ?? .null).compact), which the run added")
+            }
+        }
+        return conflicts
+    }
+
+    /// Rows the run updated or deleted, back as they were; returns how many.
+    private func putBack(_ table: LoggedTable) throws -> Int {
+        let onConflict = table.otherColumns.isEmpty ? "do nothing"
+            : "do update set " + table.otherColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return try connection.query("""
+            insert into \(unescaped: table.name) overriding system value
+            select restored.* from undo_rows u cross join lateral jsonb_populate_record(null::\(unescaped: table.name), u.before) restored
+            where u.table_name = \(table.name) and u.before is not null
+            on conflict (\(unescaped: table.primaryKey.joined(separator: ", "))) \(unescaped: onConflict)
+            """).affectedRows
+    }
+
+    /// Rows the run inserted, deleted; returns how many.
+    private func remove(_ table: LoggedTable) throws -> Int {
+        try connection.query("""
+            delete from \(unescaped: table.name) stored
+            using undo_rows u, lateral jsonb_populate_record(null::\(unescaped: table.name), u.row_key) gone
+            where u.table_name = \(table.name) and u.before is null and \(unescaped: table.matches("stored", "gone"))
+            """).affectedRows
+    }
+}

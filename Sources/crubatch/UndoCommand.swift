@@ -1,0 +1,30 @@
+import ArgumentParser
+import CruBatch
+
+struct UndoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "undo",
+        abstract: "Undo a run (import, sync or place): put back every row it changed, in one transaction.",
+        discussion: """
+        Rows the run inserted are deleted; rows it updated, archived or ended get their old values back; leader notifications it queued that are still pending are cancelled. If any of those rows changed after the run (a later import, place or the app), or a later row uses one the run added, nothing is written and the rows are listed; --force overwrites them.
+
+        Examples:
+          crubatch runs show 12 --rows
+          crubatch undo 12
+
+        Exit codes: 0 undone; 1 rows changed after the run, or the run cannot be undone; 64 no such run; 69 database unavailable; 75 an import or place is running.
+        """)
+
+    @Argument(help: ArgumentHelp("The run's id (see `crubatch runs`).", valueName: "run")) var runID: Int
+    @Flag(help: "Undo even rows that changed after the run, overwriting those changes.") var force = false
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var database: DatabaseOptions
+
+    func run() throws {
+        let console = output.console("undo")
+        try console.run {
+            let report = try Undo(connection: database.connect()).run(runID, force: force)
+            return console.finish(report, status: report.exitStatus)
+        }
+    }
+}
