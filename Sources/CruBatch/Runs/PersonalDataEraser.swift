@@ -1,0 +1,88 @@
+import Foundation
+import PostgresClient
+
+/// `crubatch forget EMAIL`: erases one person's personal data when they ask to be forgotten. In one
+/// transaction their name, email and phone become placeholders (sex and school year are cleared),
+/// their memberships end, the notifications about them or to them are deleted, and the earlier
+/// change images of their row in `run_changes` get the same placeholders. The run is recorded
+/// (kind `forget`, by whom, when) with one `run_changes` row that names the person's id and who
+/// asked, without the data; the erasure itself is not logged, so its before-image never exists.
+public struct PersonalDataEraser {
+    /// What one erasure did.
+    public struct Report: Sendable, CommandReport {
+        public let runID: Int
+        public let personID: Int
+        public var membershipsEnded = 0
+        public var notificationsDeleted = 0
+        /// Earlier change images of the person's row that were scrubbed.
+        public var imagesScrubbed = 0
+
+        public var text: String {
+            "forgot person \(personID) (run \(runID)): name, email and phone replaced by placeholders; "
+                + "\(membershipsEnded) membership\(membershipsEnded == 1 ? "" : "s") ended, "
+                + "\(notificationsDeleted) notification\(notificationsDeleted == 1 ? "" : "s") deleted, "
+                + "\(imagesScrubbed) earlier change image\(imagesScrubbed == 1 ? "" : "s") scrubbed"
+        }
+    }
+
+    /// The placeholders, as SQL over the person's row `p`: the email stays unique and valid, a
+    /// leader keeps a (dummy) phone as the schema requires.
+    static let placeholders: [(column: String, value: String)] = [
+        ("email", "'forgotten-' || p.id || '@invalid'"), ("first_name", "'Forgotten'"), ("last_name", "'Person'"),
+        ("phone", "case when p.is_leader then '+10000000000' end"), ("sex", "null"), ("school_year", "null"),
+        ("grad_year", "null"),
+    ]
+
+    let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    public func erase(email: String) throws -> Report {
+        try Migrator(connection: connection).requireCurrent()
+        try connection.execute("set time zone 'UTC'")
+        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let personID = try connection.query("select id from people where lower(email) = \(email)").scalar(Int?.self) else {
+            throw CruBatchError.refused("no person has this email; nothing was changed")
+        }
+        let runLog = RunLog(connection: connection)
+        let runID = try runLog.start(kind: "forget", file: "-", dryRun: false)
+        var report = Report(runID: runID, personID: personID)
+        try connection.execute("begin")
+        do {
+            try WriterLocks.hold([.leaders, .students, .memberships], on: connection,
+                                 against: "an import of people or memberships, or a place,")
+            report.membershipsEnded = try connection.query("""
+                update memberships m set \(unescaped: KindCatalog.membershipEnd.retire)
+                where m.person_id = \(personID) and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
+                """).affectedRows
+            report.notificationsDeleted = try connection.query("""
+                delete from notifications where recipient_id = \(personID)
+                or membership_id in (select id from memberships where person_id = \(personID))
+                """).affectedRows
+            let values = Self.placeholders.map { "'\($0.column)', \($0.value)" }.joined(separator: ", ")
+            report.imagesScrubbed = try connection.query("""
+                update run_changes c set before = c.before || erased.image, after = c.after || erased.image
+                from (select jsonb_build_object(\(unescaped: values)) as image from people p where p.id = \(personID)) erased
+                where c.table_name = 'people'
+                and (c.row_id = \(personID) or lower(c.before->>'email') = \(email) or lower(c.after->>'email') = \(email))
+                """).affectedRows
+            let assignments = Self.placeholders.map { "\($0.column) = \($0.value)" }.joined(separator: ", ")
+            try connection.query("""
+                update people p set \(unescaped: assignments), forgotten_at = now() where p.id = \(personID)
+                """)
+            try connection.query("""
+                insert into run_changes (run_id, table_name, row_id, operation, after)
+                values (\(runID), 'people', \(personID), 'forget', jsonb_build_object('requested_by', \(RunLog.user)::text))
+                """)
+            try connection.execute("commit")
+        } catch {
+            try? connection.execute("rollback")
+            try? runLog.finish(runID, status: "failed", error: String(describing: error))
+            throw error
+        }
+        try runLog.finish(runID, status: "succeeded", counts: RunLog.Counts(read: 1, updated: 1, archived: report.membershipsEnded))
+        return report
+    }
+}
