@@ -108,8 +108,9 @@ struct LifecycleTests {
         let second = try counts(again)
         #expect(second["archived"] as? Int == 0 && second["unchanged"] as? Int == 42 && second["updated"] as? Int == 0)
         // Only the run's own bookkeeping changed: no group row, and no change logged.
-        let changes = try database.count("select count(*) from run_changes where run_id = \(second["run_id"] as? Int ?? 0)")
-        #expect(changes == 0)
+        let run = try #require(second["run_id"] as? Int)
+        #expect(try database.count("select count(*) from run_changes where run_id = \(run)") == 0)
+        #expect(try database.run(["runs", "show", String(run), "--rows"]).stdout.hasSuffix("it changed no rows\n"))
         #expect(try groupsFingerprint(database) == before)
 
         let back = try database.run(["import", "groups", TestEnvironment.fixture("central-coast/groups.csv"), "--sync", "--format", "json"])

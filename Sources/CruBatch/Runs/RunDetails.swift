@@ -69,7 +69,7 @@ public struct RunDetails: Sendable, CommandReport {
             """).rows.map { Count(table: try $0.decode(String.self, 0), operation: try $0.decode(String.self, 1),
                                   rows: try $0.decode(Int.self, 2)) }
             .sorted { (order.firstIndex(of: $0.table) ?? order.count, $0.operation) < (order.firstIndex(of: $1.table) ?? order.count, $1.operation) }
-        let changes = rows ? try changed(runID, tables: Set(counts.map(\.table)), on: connection) : nil
+        let changes = !rows ? nil : counts.isEmpty ? [] : try changed(runID, tables: Set(counts.map(\.table)), on: connection)
         return RunDetails(run: run, counts: counts, changes: changes)
     }
 
@@ -93,7 +93,7 @@ public struct RunDetails: Sendable, CommandReport {
     /// The run, a table of rows per table and operation, and with `--rows` one line per change.
     public var text: String {
         var lines = [
-            "run \(run.id): \(run.kind) \(run.file)",
+            "run \(run.id): \(RunLog.description(kind: run.kind, file: run.file))",
             "\(run.status)\(run.dryRun ? " (dry run)" : ""), started \(run.started) UTC by \(run.user)"
                 + (run.undone.map { ", undone \($0) UTC" } ?? ""),
             "",

@@ -23,6 +23,15 @@ struct RunLog {
         var rejected = 0
     }
 
+    /// What a run was, for messages: `import groups groups.csv`, `place answers.csv`, `forget`.
+    static func description(kind: String, file: String) -> String {
+        switch kind {
+        case "place": "place \(file)"
+        case "forget": "forget"
+        default: "import \(kind) \(file)"
+        }
+    }
+
     /// The operating-system user running crubatch: who asked for a run.
     static var user: String {
         getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())

@@ -58,7 +58,7 @@ public struct Undo {
         public var text: String {
             let list = conflicts.map { "  " + $0.text }
             guard undone else {
-                return (["cannot undo run \(runID) (\(run)): \(conflicts.count) row\(conflicts.count == 1 ? "" : "s") changed after it or use what it added; nothing was written (--force overwrites them):"]
+                return (["cannot undo run \(runID) (\(run)): these rows changed after it, or use rows it added; nothing was written (--force overwrites them):"]
                     + list).joined(separator: "\n")
             }
             let tables = LoggedTable.dependencyOrder.compactMap { table -> String? in
@@ -112,9 +112,10 @@ public struct Undo {
             for table in tables.reversed() { report.removed[table.name] = try remove(table) }
             try connection.query("update import_runs set status = 'undone', undone_at = now() where id = \(runID)")
             try connection.execute("commit")
-        } catch let error as PostgresError where ["23503", "23505"].contains(error.sqlState) {
+        } catch let error as PostgresError where ["23503", "23505", "CB001"].contains(error.sqlState) {
+            // A key taken again, a row still used, a group full again: rows outside the run stand in the way.
             try? connection.execute("rollback")
-            throw CruBatchError.refused("cannot undo run \(runID) even with --force: \(error.description)")
+            throw CruBatchError.refused("cannot undo run \(runID): \(error.description)")
         } catch {
             try? connection.execute("rollback")
             throw error
@@ -138,7 +139,7 @@ public struct Undo {
         case "undone": throw CruBatchError.refused("run \(runID) was undone already")
         default: throw CruBatchError.refused("run \(runID) \(status == "running" ? "never finished" : status): it wrote nothing")
         }
-        return (kind == "place" ? "place " : "import \(kind) ") + file
+        return RunLog.description(kind: kind, file: file)
     }
 
     /// Each row the run changed, once: its image before the run's first change and after its last.
