@@ -98,7 +98,7 @@ extension Exporter {
             return CalendarEvent(uid: "group-\(try row.decode(String.self, 0))@crubatch.cru.org",
                                  summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 6),
                                  location: try row.decode(String?.self, 4), start: start, end: .minutes(90),
-                                 timeZone: try row.decode(String.self, 5), recurrence: WeeklyRecurrence(on: weekday),
+                                 timeZone: try row.decode(String.self, 5), recurrence: .weekly(WeeklyRecurrence(on: weekday)),
                                  categories: ["Community Group", try row.decode(String.self, 8)],
                                  dtstamp: stamp, lastModified: stamp)
         }
@@ -160,7 +160,7 @@ private struct CalendarDocument: Encodable {
             case .duration(let seconds): (end, durationMinutes) = (nil, seconds / 60)
             }
             timeZone = event.timeZone
-            weeklyOn = event.recurrence?.weekday.rawValue
+            if case .weekly(let weekly)? = event.recurrence { weeklyOn = weekly.weekday.rawValue } else { weeklyOn = nil }
         }
 
         private static func iso(_ time: CalendarEvent.LocalDateTime) -> String {
