@@ -4,6 +4,11 @@ import Foundation
 public struct Located<Value: Sendable>: Sendable {
     public var value: Value
     public var line: Int
+
+    public init(value: Value, line: Int) {
+        self.value = value
+        self.line = line
+    }
 }
 
 /// A property of an event whose value could not be read: where it is, which property, and why.
@@ -12,6 +17,8 @@ public struct EventProblem: Sendable, Equatable {
     /// The property name (`DTSTART`, `RRULE` ...).
     public var property: String
     public var message: String
+    /// True when the value is fine but its TZID names no time zone this reader can find.
+    public var isUnknownTimeZone = false
 }
 
 /// A date or a date-time as an iCalendar file writes it.
@@ -37,6 +44,16 @@ public enum CalendarTime: Sendable, Hashable {
         case .utc(let time):
             guard let to = ICalFormat.timeZone(zone) else { return nil }
             return Self.local(Date(timeIntervalSince1970: TimeInterval(CalendarCivil.seconds(time))), in: to)
+        }
+    }
+
+    /// The value as an iCalendar file writes it, without its zone: `20261020T190000`,
+    /// `20261021T020000Z` or `20261020`.
+    public var text: String {
+        switch self {
+        case .date(let day): day.dateDescription
+        case .floating(let time), .zoned(let time, _): time.description
+        case .utc(let time): time.description + "Z"
         }
     }
 
@@ -132,8 +149,9 @@ public struct ICalendarFile: Sendable {
         var event = Event(line: component.line)
         var duration: Located<(days: Int, seconds: Int)>?
         func located<Value>(_ property: ContentLine, _ value: Value) -> Located<Value> { Located(value: value, line: property.line) }
-        func problem(_ property: ContentLine, _ message: String) {
-            event.problems.append(EventProblem(line: property.line, property: property.name, message: message))
+        func problem(_ property: ContentLine, _ message: String, unknownTimeZone: Bool = false) {
+            event.problems.append(EventProblem(line: property.line, property: property.name, message: message,
+                                               isUnknownTimeZone: unknownTimeZone))
         }
         func time(_ property: ContentLine, value: String? = nil) -> CalendarTime? {
             let text = value ?? property.value
@@ -142,7 +160,7 @@ public struct ICalendarFile: Sendable {
                 zone = zones.zone(forTZID: tzid)
                 if zone == nil {
                     problem(property, "TZID \(String(reflecting: tzid)) is not a time zone: not a tz database name, "
-                        + "a Windows zone name, nor a VTIMEZONE with an X-LIC-LOCATION")
+                        + "a Windows zone name, nor a VTIMEZONE with an X-LIC-LOCATION", unknownTimeZone: true)
                     return nil
                 }
             }

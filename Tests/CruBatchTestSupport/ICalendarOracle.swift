@@ -2,7 +2,7 @@ import Foundation
 
 /// Python's `icalendar` and `recurring_ical_events` as an independent reader of calendars: every
 /// VTIMEZONE whose TZID is a tz database name checked against the tz database hour by hour (2026
-/// and 2027), then every occurrence in a window printed as
+/// and 2027), then every occurrence in a window that is not cancelled printed as
 /// `OCC|uid|date|weekday|HH:MM|offset|offset-by-vtimezone|utc`: for an all-day event the time is
 /// `all-day`, for a floating time the offsets are `floating`.
 public enum ICalendarOracle {
@@ -57,6 +57,8 @@ public enum ICalendarOracle {
         for e in cal.walk("VEVENT"):
             tzids.setdefault(str(e["UID"]), e["DTSTART"].params.get("TZID"))
         for event in recurring_ical_events.of(cal).between(first, last):
+            if str(event.get("STATUS", "")).upper() == "CANCELLED":
+                continue
             start = event["DTSTART"].dt
             uid = str(event["UID"])
             if not isinstance(start, datetime):
