@@ -67,7 +67,7 @@ public struct CalendarEvent: Sendable, Hashable {
             LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         }
 
-        /// `yyyyMMdd`, the RFC 5545 DATE form.
+        /// `yyyyMMdd`, the iCalendar DATE form.
         public var dateDescription: String {
             CalendarCivil.pad(year, 4) + CalendarCivil.pad(month, 2) + CalendarCivil.pad(day, 2)
         }

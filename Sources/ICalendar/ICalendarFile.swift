@@ -241,7 +241,7 @@ struct TimeZoneResolver {
     }
 }
 
-/// The value types of RFC 5545 that events use: TEXT, DATE, DATE-TIME and DURATION.
+/// The iCalendar value types that events use: TEXT, DATE, DATE-TIME and DURATION.
 enum CalendarValueParser {
     /// A TEXT value with `\\`, `\;`, `\,` and `\n` (or `\N`) unescaped.
     static func text(_ value: String) -> String {

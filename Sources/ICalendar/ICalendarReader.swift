@@ -7,7 +7,7 @@ public struct ICalendarSyntaxError: Error, Sendable, Equatable, CustomStringConv
     public var description: String { "line \(line): \(message)" }
 }
 
-/// One content line (RFC 5545 3.1) after unfolding: `NAME;PARAM=value:value`.
+/// One content line after unfolding: `NAME;PARAM=value:value`.
 public struct ContentLine: Sendable, Equatable {
     /// The property name in upper case (`DTSTART`, `X-WR-CALNAME`).
     public let name: String
@@ -167,7 +167,7 @@ public enum ICalendarReader {
         ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
     }
 
-    /// A parameter value with its `^n`, `^^` and `^'` escapes (RFC 6868) decoded.
+    /// A parameter value with its caret escapes decoded: `^n` (a line break), `^^` and `^'` (a double quote).
     private static func unescapeParameter(_ value: String) -> String {
         guard value.contains("^") else { return value }
         var out = ""

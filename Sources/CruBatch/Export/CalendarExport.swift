@@ -12,7 +12,7 @@ public enum CalendarContent: Sendable, Equatable {
 }
 
 extension Exporter {
-    /// A scope's calendar as RFC 5545: the groups' weekly meetings (in their campus's time zone, one
+    /// A scope's calendar as iCalendar: the groups' weekly meetings (in their campus's time zone, one
     /// series per term, break days left out) and the events, or the academic calendar. It is named
     /// after the ministry, campus or group. Output is deterministic: DTSTAMP is each row's
     /// `updated_at`. Throws `UnexportableData`, before anything is written, when a time zone or an
