@@ -39,6 +39,14 @@ public protocol TableReader: AnyObject {
     func next() throws(Diagnostic) -> TableRow?
     /// Hands over the warnings (blank rows) gathered so far.
     func takeWarnings() -> [Diagnostic]
+    /// A diagnostic about one of its rows where the file's reader finds it: on its sheet by
+    /// default; a reader whose rows are made from something else (an iCalendar file's events)
+    /// points at what they were made from.
+    func locate(_ diagnostic: Diagnostic) -> Diagnostic
+}
+
+extension TableReader {
+    public func locate(_ diagnostic: Diagnostic) -> Diagnostic { diagnostic.inSheet(sheet) }
 }
 
 /// A table's header row, checked (no blank, no duplicate names), and the rules that fit data rows

@@ -1,13 +1,14 @@
 import Foundation
 
-/// One VEVENT of an RFC 5545 calendar: a community group's weekly meeting or a
-/// one-off ministry event.
+/// One VEVENT of an RFC 5545 calendar: a weekly meeting, a one-off event, an
+/// all-day date, or a repeating event read from another calendar.
 ///
 /// Times are wall-clock ("local") times in `timeZone`, an IANA time zone id such
 /// as `America/Los_Angeles`; the writer emits them as `DTSTART;TZID=...` with a
 /// matching VTIMEZONE, so a weekly 19:00 meeting stays at 19:00 across daylight
-/// saving changes. Nothing here reads the clock: `dtstamp` and `lastModified`
-/// are passed in, so the same events always render to the same bytes.
+/// saving changes. An all-day event is written with dates only and no zone.
+/// Nothing here reads the clock: `dtstamp` and `lastModified` are passed in, so
+/// the same events always render to the same bytes.
 public struct CalendarEvent: Sendable, Hashable {
     /// A wall-clock date and time (no zone, no fractional seconds), as written in
     /// the event's time zone. Comparison is chronological.
@@ -52,10 +53,28 @@ public struct CalendarEvent: Sendable, Hashable {
             return LocalDateTime(year: y, month: m, day: d, hour: hour, minute: minute, second: second)
         }
 
+        /// The same time of day `days` days later (earlier when negative).
+        public func addingDays(_ days: Int) -> LocalDateTime {
+            let (y, m, d) = CalendarCivil.civil(days: CalendarCivil.days(year: year, month: month, day: day) + Int64(days))
+            return LocalDateTime(year: y, month: m, day: d, hour: hour, minute: minute, second: second)
+        }
+
+        /// Midnight at the start of this date.
+        public var startOfDay: LocalDateTime { LocalDateTime(year: year, month: month, day: day) }
+
+        /// This date at a time of day.
+        public func at(hour: Int, minute: Int, second: Int = 0) -> LocalDateTime {
+            LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        }
+
+        /// `yyyyMMdd`, the iCalendar DATE form.
+        public var dateDescription: String {
+            CalendarCivil.pad(year, 4) + CalendarCivil.pad(month, 2) + CalendarCivil.pad(day, 2)
+        }
+
         /// `yyyyMMddTHHmmss`, the RFC 5545 DATE-TIME form without a `Z`.
         public var description: String {
-            CalendarCivil.pad(year, 4) + CalendarCivil.pad(month, 2) + CalendarCivil.pad(day, 2) + "T"
-                + CalendarCivil.pad(hour, 2) + CalendarCivil.pad(minute, 2) + CalendarCivil.pad(second, 2)
+            dateDescription + "T" + CalendarCivil.pad(hour, 2) + CalendarCivil.pad(minute, 2) + CalendarCivil.pad(second, 2)
         }
 
         public static func < (lhs: LocalDateTime, rhs: LocalDateTime) -> Bool {
@@ -74,6 +93,16 @@ public struct CalendarEvent: Sendable, Hashable {
         public static func minutes(_ minutes: Int) -> End { .duration(seconds: minutes * 60) }
     }
 
+    /// How an event repeats: every week on one day (built here), or a rule
+    /// read from another calendar and written back as it was.
+    public enum Recurrence: Sendable, Hashable {
+        /// `RRULE:FREQ=WEEKLY;BYDAY=..`, with an optional UNTIL.
+        case weekly(WeeklyRecurrence)
+        /// An RRULE value as another calendar wrote it (`FREQ=MONTHLY;BYDAY=1FR`),
+        /// written unchanged.
+        case rule(String)
+    }
+
     /// Stable, globally unique id, e.g. `group-cp-mens-tue@crubatch.cru.org`.
     public var uid: String
     public var summary: String
@@ -82,13 +111,22 @@ public struct CalendarEvent: Sendable, Hashable {
     /// A URI (written as is, so it must hold no control characters).
     public var url: String?
     /// Wall-clock start in `timeZone`; for a weekly event, the first meeting,
-    /// which must fall on the recurrence's weekday.
+    /// which must fall on the recurrence's weekday. For an all-day event, the
+    /// first day (its time of day is ignored).
     public var start: LocalDateTime
+    /// For an all-day event, `.at` the day after the last one (as DTEND says)
+    /// or a whole number of days.
     public var end: End
     /// IANA time zone id, e.g. `America/Los_Angeles` or `America/Phoenix`.
     public var timeZone: String
-    /// Present for a weekly event (`RRULE:FREQ=WEEKLY;BYDAY=..`), nil for a one-off.
-    public var recurrence: WeeklyRecurrence?
+    /// True for an event that takes whole days (DTSTART;VALUE=DATE), such as
+    /// a holiday; it has no time of day and no time zone.
+    public var isAllDay: Bool
+    /// Nil for a one-off event.
+    public var recurrence: Recurrence?
+    /// Occurrences left out (EXDATE): each the start of an occurrence as a
+    /// wall-clock time in `timeZone`, or its date for an all-day event.
+    public var exceptions: [LocalDateTime]
     public var categories: [String]
     /// DTSTAMP, written in UTC. Pass a value derived from the data (such as the
     /// row's last change), not "now", so that output is reproducible.
@@ -105,7 +143,9 @@ public struct CalendarEvent: Sendable, Hashable {
         start: LocalDateTime,
         end: End,
         timeZone: String,
-        recurrence: WeeklyRecurrence? = nil,
+        isAllDay: Bool = false,
+        recurrence: Recurrence? = nil,
+        exceptions: [LocalDateTime] = [],
         categories: [String] = [],
         dtstamp: Date,
         lastModified: Date? = nil
@@ -118,7 +158,9 @@ public struct CalendarEvent: Sendable, Hashable {
         self.start = start
         self.end = end
         self.timeZone = timeZone
+        self.isAllDay = isAllDay
         self.recurrence = recurrence
+        self.exceptions = exceptions
         self.categories = categories
         self.dtstamp = dtstamp
         self.lastModified = lastModified

@@ -8,10 +8,11 @@ import Foundation
 /// Lines end in CRLF and are folded at 75 octets without splitting a UTF-8
 /// sequence; TEXT values escape `\`, `;`, `,` and newlines.
 ///
-/// Every time zone used gets one VTIMEZONE built from the system time zone
-/// database: the transitions found in `years` (plus the one in force when the
-/// range begins), grouped into STANDARD and DAYLIGHT observances with a DTSTART
-/// and an RDATE list. A zone without transitions, such as `America/Phoenix` or
+/// Every time zone a timed event uses gets one VTIMEZONE built from the system
+/// time zone database (all-day events are written without a zone): the
+/// transitions found in `years` (plus the one in force when the range begins),
+/// grouped into STANDARD and DAYLIGHT observances with a DTSTART and an RDATE
+/// list. A zone without transitions, such as `America/Phoenix` or
 /// `UTC`, gets a single STANDARD. `years` is widened to include every event's
 /// start, end and UNTIL year; an endless recurrence is described exactly up to
 /// the end of `years`, so pass the range the feed is meant to cover.
@@ -39,6 +40,9 @@ public struct ICalendarWriter: Sendable {
         var lastYear = years.upperBound
         for event in events {
             guard seenUIDs.insert(event.uid).inserted else { throw CalendarError.duplicateUID(event.uid) }
+            try Self.validate(event)
+            // An all-day event is written without a zone, so it needs no VTIMEZONE.
+            if event.isAllDay { continue }
             if zones[event.timeZone] == nil {
                 guard let zone = ICalFormat.timeZone(event.timeZone) else {
                     throw CalendarError.unknownTimeZone(event.timeZone)
@@ -46,10 +50,9 @@ public struct ICalendarWriter: Sendable {
                 zones[event.timeZone] = zone
                 zoneIDs.append(event.timeZone)
             }
-            try Self.validate(event)
             var eventYears = [event.start.year]
             if case .at(let end) = event.end { eventYears.append(end.year) }
-            if let until = event.recurrence?.until { eventYears.append(until.year) }
+            if let untilYear = event.recurrence.flatMap(Self.untilYear) { eventYears.append(untilYear) }
             firstYear = min(firstYear, eventYears.min()!)
             lastYear = max(lastYear, eventYears.max()!)
         }
@@ -65,7 +68,7 @@ public struct ICalendarWriter: Sendable {
             ICalTimeZone(id: id, zone: zones[id]!, years: firstYear...lastYear).write(to: &out)
         }
         for event in events {
-            Self.write(event, zone: zones[event.timeZone]!, to: &out)
+            Self.write(event, zone: event.isAllDay ? nil : zones[event.timeZone], to: &out)
         }
         out.add("END:VCALENDAR")
         return out.bytes
@@ -74,6 +77,14 @@ public struct ICalendarWriter: Sendable {
     /// The calendar as a String (the same text as `render`).
     public func renderString(_ events: [CalendarEvent]) throws -> String {
         String(decoding: try render(events), as: UTF8.self)
+    }
+
+    /// The year of a recurrence's UNTIL, so the VTIMEZONE covers it; nil when it repeats without end.
+    private static func untilYear(_ recurrence: CalendarEvent.Recurrence) -> Int? {
+        switch recurrence {
+        case .weekly(let weekly): weekly.until?.year
+        case .rule(let rule): RecurrenceRule.untilYear(rule)
+        }
     }
 
     private static func validate(_ event: CalendarEvent) throws {
@@ -86,14 +97,20 @@ public struct ICalendarWriter: Sendable {
         switch event.end {
         case .at(let end):
             if !end.isValid { throw fail("end \(end) is not a valid date and time") }
-            if end <= event.start { throw fail("end \(end) is not after start \(event.start)") }
+            if event.isAllDay ? end.startOfDay <= event.start.startOfDay : end <= event.start {
+                throw fail("end \(end) is not after start \(event.start)")
+            }
         case .duration(let seconds):
             if seconds < 0 { throw fail("duration \(seconds)s is negative") }
+            if event.isAllDay && (seconds == 0 || seconds % 86_400 != 0) {
+                throw fail("an all-day event lasts a whole number of days, not \(seconds)s")
+            }
         }
         if let url = event.url, url.isEmpty || url.unicodeScalars.contains(where: { ICalFormat.isControl($0) || $0 == " " }) {
             throw fail("the URL is empty or holds a space or control character")
         }
-        if let recurrence = event.recurrence {
+        switch event.recurrence {
+        case .weekly(let recurrence)?:
             if event.start.weekday != recurrence.weekday {
                 throw fail("start \(event.start) is a \(event.start.weekday), not a \(recurrence.weekday) as BYDAY=\(recurrence.weekday.rawValue) says")
             }
@@ -101,29 +118,49 @@ public struct ICalendarWriter: Sendable {
                 if !until.isValid { throw fail("UNTIL \(until) is not a valid date and time") }
                 if until < event.start { throw fail("UNTIL \(until) is before start \(event.start)") }
             }
+        case .rule(let rule)?:
+            if let problem = RecurrenceRule.problem(in: rule) { throw fail("RRULE \(String(reflecting: rule)): \(problem)") }
+        case nil:
+            if !event.exceptions.isEmpty { throw fail("exceptions (EXDATE) need a recurrence") }
+        }
+        if let exception = event.exceptions.first(where: { !$0.isValid }) {
+            throw fail("exception \(exception) is not a valid date and time")
         }
     }
 
-    private static func write(_ event: CalendarEvent, zone: TimeZone, to out: inout ICalLines) {
+    /// One VEVENT; `zone` is the event's time zone (nil for an all-day event, written without one).
+    private static func write(_ event: CalendarEvent, zone: TimeZone?, to out: inout ICalLines) {
         let tzid = ";TZID=" + ICalFormat.parameterValue(event.timeZone)
+        /// A property holding wall-clock times of the event: dates for an all-day event.
+        func times(_ name: String, _ values: [CalendarEvent.LocalDateTime]) -> String {
+            event.isAllDay ? name + ";VALUE=DATE:" + values.map(\.dateDescription).joined(separator: ",")
+                : name + tzid + ":" + values.map(\.description).joined(separator: ",")
+        }
         out.add("BEGIN:VEVENT")
         out.add("UID:" + ICalFormat.text(event.uid))
         out.add("DTSTAMP:" + ICalFormat.utc(event.dtstamp))
         if let lastModified = event.lastModified {
             out.add("LAST-MODIFIED:" + ICalFormat.utc(lastModified))
         }
-        out.add("DTSTART" + tzid + ":" + event.start.description)
+        out.add(times("DTSTART", [event.start]))
         switch event.end {
-        case .at(let end): out.add("DTEND" + tzid + ":" + end.description)
-        case .duration(let seconds): out.add("DURATION:" + ICalFormat.duration(seconds))
+        case .at(let end): out.add(times("DTEND", [end]))
+        case .duration(let seconds):
+            out.add("DURATION:" + (event.isAllDay ? "P\(seconds / 86_400)D" : ICalFormat.duration(seconds)))
         }
-        if let recurrence = event.recurrence {
+        switch event.recurrence {
+        case .weekly(let recurrence)?:
             var rule = "RRULE:FREQ=WEEKLY;BYDAY=" + recurrence.weekday.rawValue
             if let until = recurrence.until {
-                rule += ";UNTIL=" + ICalFormat.utc(ICalFormat.instant(of: until, in: zone))
+                rule += ";UNTIL=" + (zone.map { ICalFormat.utc(ICalFormat.instant(of: until, in: $0)) } ?? until.dateDescription)
             }
             out.add(rule)
+        case .rule(let rule)?:
+            out.add("RRULE:" + rule)
+        case nil:
+            break
         }
+        if !event.exceptions.isEmpty { out.add(times("EXDATE", event.exceptions)) }
         out.add("SUMMARY:" + ICalFormat.text(event.summary))
         if let description = event.description { out.add("DESCRIPTION:" + ICalFormat.text(description)) }
         if let location = event.location { out.add("LOCATION:" + ICalFormat.text(location)) }

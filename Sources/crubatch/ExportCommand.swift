@@ -18,6 +18,7 @@ struct ExportCommand: ParsableCommand {
           crubatch export roster --for machines --out roster-flat.csv
           crubatch export roster --campus calpoly --format json --out roster.json
           crubatch export calendar --ministry epic-calpoly --out epic.ics
+          crubatch export calendar --campus calpoly --terms --out calpoly-terms.ics
         """,
         subcommands: [ExportKindCommand.self, ExportRosterCommand.self, ExportCalendarCommand.self],
         defaultSubcommand: ExportKindCommand.self

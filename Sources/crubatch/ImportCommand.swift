@@ -35,12 +35,28 @@ struct ReadOptions: ParsableArguments {
     }
 }
 
+/// `--campus` or `--ministry`: whose events an iCalendar file holds.
+struct EventOwnerOptions: ParsableArguments {
+    @Option(help: "For an .ics file: its events belong to this campus's ministries (code); floating times are in its time zone.")
+    var campus: String?
+    @Option(help: "For an .ics file: its events belong to this ministry (code); floating times are in its campus's time zone.")
+    var ministry: String?
+
+    func validate() throws {
+        if campus != nil && ministry != nil { throw ValidationError("give --campus or --ministry, not both") }
+    }
+
+    func apply(to options: inout ImportOptions) {
+        options.eventOwner = campus.map(EventOwner.campus) ?? ministry.map(EventOwner.ministry)
+    }
+}
+
 /// Which files a load reads and how their headers map: shared by `import` and `validate`.
 struct InputOptions: ParsableArguments {
     @Argument(help: "The kind of data (\(Kind.acceptedList)).")
     var kind: Kind?
 
-    @Argument(help: "The CSV file or .xlsx workbook.")
+    @Argument(help: "The CSV file or .xlsx workbook (an .ics file for events).")
     var file: String?
 
     @Option(help: "Load every file named after a kind (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR, in dependency order, in one transaction; every other file is listed as skipped.")
@@ -101,11 +117,13 @@ struct InputOptions: ParsableArguments {
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Validate a CSV file or Excel workbook and load it (insert new rows, update changed ones).",
+        abstract: "Validate a CSV file, an Excel workbook or an iCalendar file of events, and load it (insert new rows, update changed ones).",
         discussion: """
         KIND is one of: \(Kind.acceptedList). FILE is CSV or an Excel workbook (.xlsx: its first sheet, or --sheet NAME). The file's header names the columns (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work). Rows are matched on their natural key (code, email or url) and the whole load is one transaction: by default nothing is written if any row is bad.
 
         With --sync the file is the complete list: rows of its scope that it does not list are archived (kept, but left out of exports, placement and notifications), and a row listed again later is restored. A memberships file is the complete membership of each group it names; its missing rows end (status left). A sync that would archive more than 10% of its scope (and more than 5 rows) is refused unless --max-archive allows it; an empty file never archives anything.
+
+        Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; cancelled events are left out. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
 
         Examples:
           crubatch import groups groups.csv --dry-run
@@ -117,6 +135,7 @@ struct ImportCommand: ParsableCommand {
           crubatch import students fall-signups.xlsx --sheet "Cal Poly"
           crubatch import groups cuesta-groups.csv --sync --scope campus=cuesta --dry-run
           crubatch import memberships moves.csv --move
+          crubatch import events calendar.ics --ministry cru-calpoly
 
         Exit codes: 0 loaded; 1 rows rejected or sync refused; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
         """
@@ -156,6 +175,7 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Memberships: a student put in a group leaves their other groups of the same ministry.")
     var move = false
 
+    @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
@@ -192,6 +212,7 @@ struct ImportCommand: ParsableCommand {
         if sync { options.sync = scope.flatMap(SyncScope.init(argument:)) ?? .everything }
         if let limit = maxArchive.flatMap(ArchiveLimit.init(argument:)) { options.maxArchive = limit }
         options.move = move
+        owner.apply(to: &options)
         try read.apply(to: &options)
         let console = output.console("import")
         try console.run {
@@ -215,6 +236,7 @@ struct ValidateCommand: ParsableCommand {
     )
 
     @OptionGroup var input: InputOptions
+    @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
@@ -227,6 +249,7 @@ struct ValidateCommand: ParsableCommand {
         var options = ImportOptions()
         options.validateOnly = true
         options.columnMap = try input.columnMap()
+        owner.apply(to: &options)
         try read.apply(to: &options)
         let console = output.console("validate")
         try console.run {

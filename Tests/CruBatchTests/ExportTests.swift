@@ -40,7 +40,7 @@ struct ExportTests {
             #expect(a.count > 40, "\(kind.fileName) is suspiciously small")
         }
         let groups = try String(contentsOfFile: "\(first)/groups.csv", encoding: .utf8)
-        #expect(groups.hasPrefix("code,ministry,name,day,time,location,audience,sex,capacity,leaders,description\r\n"))
+        #expect(groups.hasPrefix("code,ministry,name,day,time,location,audience,sex,capacity,leaders,description,first_meeting,last_meeting\r\n"))
         #expect(!groups.replacingOccurrences(of: "\r\n", with: "").contains("\n") || groups.contains("\""))
         let mode = try FileManager.default.attributesOfItem(atPath: "\(first)/students.csv")[.posixPermissions] as? Int
         #expect(mode == 0o600)

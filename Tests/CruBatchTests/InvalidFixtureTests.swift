@@ -3,8 +3,9 @@ import CSVStream
 import Foundation
 import Testing
 
-/// Every validation code has a folder in fixtures/invalid with one file (CSV, or .xlsx for the
-/// workbook codes) and an `expected` file (exit, line, column, and sheet for a workbook). Each is validated against a database holding central-coast.
+/// Every validation code has a folder in fixtures/invalid with one file (CSV, .xlsx for the workbook
+/// codes, an .ics of events for malformed-calendar) and an `expected` file (exit, line, column, and
+/// sheet for a workbook). Each is validated against a database holding central-coast.
 @Suite("invalid fixtures")
 struct InvalidFixtureTests {
     static let codes = DiagnosticCode.validationCodes.map(\.rawValue)
@@ -19,7 +20,7 @@ struct InvalidFixtureTests {
     func fixture(code: String) throws {
         let folder = TestEnvironment.fixture("invalid/\(code)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder)
-            .filter { $0.hasSuffix(".csv") || $0.hasSuffix(".xlsx") }
+            .filter { $0.hasSuffix(".csv") || $0.hasSuffix(".xlsx") || $0.hasSuffix(".ics") }
         let file = try #require(files.first)
         let kind = String(file[..<file.lastIndex(of: ".")!])
         var expected: [String: Int] = [:]

@@ -25,7 +25,7 @@ import CruBatchTestSupport
             start: Local(year: 2026, month: 9, day: 8, hour: 19),
             end: .at(Local(year: 2026, month: 9, day: 8, hour: 20, minute: 30)),
             timeZone: zone,
-            recurrence: WeeklyRecurrence(on: .tuesday, until: until),
+            recurrence: .weekly(WeeklyRecurrence(on: .tuesday, until: until)),
             categories: ["Community Group", "Men"],
             dtstamp: stamp
         )
@@ -277,6 +277,74 @@ import CruBatchTestSupport
         #expect(!Local(year: 2027, month: 2, day: 29).isValid)
     }
 
+    // MARK: all-day events, exceptions, rules kept as written
+
+    @Test func allDayEventsAreDatesWithoutAZone() throws {
+        let thanksgiving = CalendarEvent(
+            uid: "term-calpoly+fall-2026+break-1@crubatch.cru.org", summary: "Thanksgiving",
+            start: Local(year: 2026, month: 11, day: 25), end: .at(Local(year: 2026, month: 11, day: 28)),
+            timeZone: "America/Los_Angeles", isAllDay: true, dtstamp: Self.stamp)
+        var oneDay = thanksgiving
+        oneDay.uid = "veterans-day"
+        oneDay.start = Local(year: 2026, month: 11, day: 11, hour: 9)  // the time of day is ignored
+        oneDay.end = .duration(seconds: 86_400)
+        let lines = Self.unfolded(try ICalendarWriter(name: "Terms", years: 2026...2026).render([thanksgiving, oneDay]))
+        #expect(lines.contains("DTSTART;VALUE=DATE:20261125"))
+        #expect(lines.contains("DTEND;VALUE=DATE:20261128"))
+        #expect(lines.contains("DTSTART;VALUE=DATE:20261111"))
+        #expect(lines.contains("DURATION:P1D"))
+        #expect(!lines.contains("BEGIN:VTIMEZONE"), "all-day events need no time zone")
+
+        var backwards = thanksgiving
+        backwards.end = .at(Local(year: 2026, month: 11, day: 25, hour: 23))
+        #expect(throws: CalendarError.self) { try ICalendarWriter(name: "Terms", years: 2026...2026).render([backwards]) }
+
+        let occurrences = ICalendarOracle.occurrences(in: try ICalendarOracle.expand(
+            try ICalendarWriter(name: "Terms", years: 2026...2026).render([thanksgiving, oneDay])))
+        #expect(Set(occurrences.map { [$0.uid, $0.date, $0.time] }) == [
+            ["term-calpoly+fall-2026+break-1@crubatch.cru.org", "2026-11-25", "all-day"],
+            ["veterans-day", "2026-11-11", "all-day"],
+        ])
+    }
+
+    @Test func exceptionsAreLeftOutOfAWeeklySeriesAcrossDaylightSavingChanges() throws {
+        var event = Self.weeklyGroup(until: Local(year: 2026, month: 12, day: 8, hour: 23, minute: 59, second: 59))
+        // Thanksgiving week, in standard time; and the last Tuesday of daylight time.
+        event.exceptions = [Local(year: 2026, month: 11, day: 24, hour: 19), Local(year: 2026, month: 10, day: 27, hour: 19)]
+        let bytes = try ICalendarWriter(name: "Cru", years: 2026...2026).render([event])
+        #expect(Self.unfolded(bytes).contains("EXDATE;TZID=America/Los_Angeles:20261124T190000,20261027T190000"))
+
+        let occurrences = ICalendarOracle.occurrences(in: try ICalendarOracle.expand(bytes))
+        let dates = occurrences.map(\.date)
+        #expect(dates.count == 12)  // 2026-09-08 ... 2026-12-08 is 14 Tuesdays, two left out
+        #expect(!dates.contains("2026-11-24") && !dates.contains("2026-10-27"))
+        #expect(dates.contains("2026-10-20") && dates.contains("2026-11-03") && dates.last == "2026-12-08")
+        #expect(occurrences.allSatisfy { $0.time == "19:00" })
+
+        var stray = Self.weeklyGroup()
+        stray.recurrence = nil
+        stray.exceptions = [Local(year: 2026, month: 9, day: 15, hour: 19)]
+        #expect(throws: CalendarError.self) { try ICalendarWriter(name: "Cru", years: 2026...2026).render([stray]) }
+    }
+
+    @Test func aRuleReadFromAnotherCalendarIsWrittenAsItWas() throws {
+        var event = Self.weeklyGroup()
+        event.recurrence = .rule("FREQ=MONTHLY;BYDAY=1FR;UNTIL=20290605T020000Z")
+        event.start = Local(year: 2026, month: 9, day: 4, hour: 19)
+        event.end = .minutes(120)
+        let writer = ICalendarWriter(name: "Cru", years: 2026...2026)
+        let lines = Self.unfolded(try writer.render([event]))
+        #expect(lines.contains("RRULE:FREQ=MONTHLY;BYDAY=1FR;UNTIL=20290605T020000Z"))
+        // The VTIMEZONE covers the years up to the rule's UNTIL.
+        #expect(lines.contains { $0.hasPrefix("RDATE:") && $0.contains("20291104T020000") })
+
+        for broken in ["BYDAY=1FR", "FREQ=FORTNIGHTLY", "FREQ=DAILY;COUNT=3;UNTIL=20261201", "FREQ=DAILY;UNTIL=tomorrow",
+                       "FREQ=DAILY\r\nX-EVIL:1", "FREQ=DAILY;;BYDAY=MO"] {
+            event.recurrence = .rule(broken)
+            #expect(throws: CalendarError.self, "\(broken)") { try writer.render([event]) }
+        }
+    }
+
     // MARK: errors
 
     @Test func unknownTimeZoneIsAnErrorNamingIt() {
@@ -291,7 +359,7 @@ import CruBatchTestSupport
     @Test func invalidEventsAreRejected() {
         let writer = ICalendarWriter(name: "Cru", years: 2026...2026)
         var wrongDay = Self.weeklyGroup()
-        wrongDay.recurrence = WeeklyRecurrence(on: .wednesday)
+        wrongDay.recurrence = .weekly(WeeklyRecurrence(on: .wednesday))
         #expect(throws: CalendarError.self) { try writer.render([wrongDay]) }
 
         var backwards = Self.weeklyGroup()
@@ -314,10 +382,6 @@ import CruBatchTestSupport
     }
 
     // MARK: interop with Python's icalendar and recurring_ical_events
-
-    struct Occurrence {
-        var uid: String, date: String, weekday: String, time: String, offset: String, vtimezoneOffset: String
-    }
 
     @Test func pythonIcalendarExpandsWeeklyEventsAcrossDaylightSavingChanges() throws {
         let events = [
@@ -346,9 +410,7 @@ import CruBatchTestSupport
         #expect(Set(checked.map { $0[1] }) == ["America/Los_Angeles", "America/Phoenix", "UTC", "Australia/Sydney"])
         #expect(checked.allSatisfy { Int($0[2]) == 17_520 })
 
-        let occurrences = rows.filter { $0.first == "OCC" && $0.count == 7 }.map {
-            Occurrence(uid: $0[1], date: $0[2], weekday: $0[3], time: $0[4], offset: $0[5], vtimezoneOffset: $0[6])
-        }
+        let occurrences = ICalendarOracle.occurrences(in: output)
         for occurrence in occurrences {
             #expect(occurrence.offset == occurrence.vtimezoneOffset, "VTIMEZONE offset differs for \(occurrence)")
         }

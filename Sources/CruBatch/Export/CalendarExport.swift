@@ -3,15 +3,25 @@ import ICalendar
 import Foundation
 import PostgresClient
 
+/// What a calendar export holds.
+public enum CalendarContent: Sendable, Equatable {
+    /// The groups' weekly meetings, inside their campus's terms, and the events.
+    case meetingsAndEvents
+    /// The academic calendar: each term's first and last day of classes and its breaks, as all-day events.
+    case academicTerms
+}
+
 extension Exporter {
-    /// Community groups (one weekly VEVENT each, in their campus's time zone) and events of a scope
-    /// as an RFC 5545 calendar. Output is deterministic: DTSTAMP is each row's `updated_at`.
-    /// Throws `UnexportableData`, before anything is written, when a time zone or an event of the
-    /// scope cannot be written as iCalendar.
-    public func exportCalendar(_ scope: ExportScope, to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
-        let events = try calendarEvents(scope, today: today)
+    /// A scope's calendar as iCalendar: the groups' weekly meetings (in their campus's time zone, one
+    /// series per term, break days left out) and the events, or the academic calendar. It is named
+    /// after the ministry, campus or group. Output is deterministic: DTSTAMP is each row's
+    /// `updated_at`. Throws `UnexportableData`, before anything is written, when a time zone or an
+    /// event of the scope cannot be written as iCalendar.
+    public func exportCalendar(_ scope: ExportScope, content: CalendarContent = .meetingsAndEvents, to target: OutputTarget,
+                               today: Date = Date()) throws -> ExportedFile {
+        let events = try calendarEvents(scope, content: content, today: today)
         let year = Calendar(identifier: .gregorian).component(.year, from: today)
-        let writer = ICalendarWriter(name: "Cru \(scope == .everything ? "Central Coast" : scope.label)", years: (year - 1)...(year + 2))
+        let writer = ICalendarWriter(name: try calendarName(scope, content: content), years: (year - 1)...(year + 2))
         let calendar: [UInt8]
         do {
             calendar = try writer.render(events)
@@ -24,18 +34,45 @@ extension Exporter {
     }
 
     /// The same events as one JSON document, for scripts: wall-clock times in each event's zone.
-    public func exportCalendarJSON(_ scope: ExportScope, to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
-        let events = try calendarEvents(scope, today: today)
-        let document = CalendarDocument(events: events.map(CalendarDocument.Event.init))
+    public func exportCalendarJSON(_ scope: ExportScope, content: CalendarContent = .meetingsAndEvents,
+                                   to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
+        let events = try calendarEvents(scope, content: content, today: today)
+        let document = CalendarDocument(name: try calendarName(scope, content: content),
+                                        events: events.map(CalendarDocument.Event.init))
         let sink = try ExportSink(target)
         try sink.write(Array((ReportDocument.json(document, command: "export") + "\n").utf8))
         return try sink.finish(rows: events.count)
     }
 
-    /// The groups' weekly meetings and the events of a scope, once its time zones are checked.
-    private func calendarEvents(_ scope: ExportScope, today: Date) throws -> [CalendarEvent] {
-        try requireCalendarTimeZones(scope)
-        return try groupEvents(scope, today: today) + eventEvents(scope)
+    /// The events of a calendar, once the time zones they need are checked.
+    private func calendarEvents(_ scope: ExportScope, content: CalendarContent, today: Date) throws -> [CalendarEvent] {
+        switch content {
+        case .meetingsAndEvents:
+            try requireCalendarTimeZones(scope)
+            return try groupEvents(scope, today: today) + eventEvents(scope)
+        case .academicTerms:
+            return try termEvents(scope)
+        }
+    }
+
+    /// `Cru Cal Poly — Cal Poly San Luis Obispo` for a ministry, `Cru at Cal Poly San Luis Obispo` for
+    /// a campus, the group and its ministry for a group; the academic calendar is its campus's.
+    private func calendarName(_ scope: ExportScope, content: CalendarContent) throws -> String {
+        let region = "Cru Central Coast"
+        guard scope != .everything else { return content == .academicTerms ? "\(region) — academic calendar" : region }
+        let rows = try connection.query("""
+            select coalesce(g.name, ''), coalesce(mi.name, ''), c.name
+            from campuses c left join ministries mi on mi.campus_id = c.id left join community_groups g on g.ministry_id = mi.id
+            where \(scope.condition) limit 1
+            """).rows
+        guard let row = rows.first else { return "Cru \(scope.label)" }
+        let (group, ministry, campus) = (try row.decode(String.self, 0), try row.decode(String.self, 1), try row.decode(String.self, 2))
+        if content == .academicTerms { return "Academic calendar — \(campus)" }
+        switch scope {
+        case .group: return "\(group) — \(ministry)"
+        case .ministry: return "\(ministry) — \(campus)"
+        case .campus, .everything: return "Cru at \(campus)"
+        }
     }
 
     /// Fails when a campus or an event of the scope has a time zone no calendar can use (rows written
@@ -80,62 +117,139 @@ extension Exporter {
             """
     }
 
-    /// The first meeting of each group: its weekday on or after August 1 of the current academic year.
+    /// The terms of the campuses of a scope, in date order.
+    private func academicTerms(_ scope: ExportScope) throws -> [AcademicTerm] {
+        let rows = try connection.query("""
+            select c.id, c.code, c.name, c.timezone, t.code, t.name, to_char(t.starts_on, 'YYYY-MM-DD'), to_char(t.ends_on, 'YYYY-MM-DD'), t.breaks::text,
+                   extract(epoch from t.updated_at)::bigint
+            from terms t join campuses c on c.id = t.campus_id
+            where c.id in (select c.id from campuses c left join ministries mi on mi.campus_id = c.id
+                           left join community_groups g on g.ministry_id = mi.id where \(scope.condition))
+            order by t.starts_on, c.code, t.code
+            """).rows
+        return try rows.map { row in
+            let periods = try JSONDecoder().decode([NamedPeriod].self, from: Data(try row.decode(String.self, 8).utf8))
+            let breaks = periods.compactMap { period in
+                Self.localDateTime(period.startsOn).flatMap { first in
+                    Self.localDateTime(period.endsOn).map { AcademicTerm.Break(name: period.name, firstDay: first, lastDay: $0) }
+                }
+            }
+            guard let first = Self.localDateTime(try row.decode(String.self, 6)),
+                  let last = Self.localDateTime(try row.decode(String.self, 7)) else {
+                throw PostgresError(kind: .decoding, message: "a term's dates are not YYYY-MM-DD")
+            }
+            return AcademicTerm(campusID: try row.decode(Int.self, 0), campusCode: try row.decode(String.self, 1),
+                                campusName: try row.decode(String.self, 2), timeZone: try row.decode(String.self, 3),
+                                code: try row.decode(String.self, 4), name: try row.decode(String.self, 5),
+                                firstDay: first, lastDay: last, breaks: breaks,
+                                stamp: Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 9))))
+        }
+    }
+
+    /// Each group's weekly meetings (`MeetingSchedule`): one series per term of its campus, or from
+    /// August 1 of the current academic year when the campus has no terms.
     private func groupEvents(_ scope: ExportScope, today: Date) throws -> [CalendarEvent] {
+        let termsByCampus = Dictionary(grouping: try academicTerms(scope), by: \.campusID)
         let rows = try connection.query("""
             select g.code, g.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location, c.timezone,
-                   g.description, extract(epoch from g.updated_at)::bigint, mi.name
+                   g.description, extract(epoch from g.updated_at)::bigint, mi.name, c.id,
+                   to_char(g.first_meeting, 'YYYY-MM-DD'), to_char(g.last_meeting, 'YYYY-MM-DD')
             \(meetingGroups(scope))
             order by g.code
             """).rows
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: today)
         let academicYear = (components.month ?? 1) >= 8 ? components.year! : components.year! - 1
-        return try rows.compactMap { row -> CalendarEvent? in
+        let academicYearStart = CalendarEvent.LocalDateTime(year: academicYear, month: 8, day: 1)
+        return try rows.flatMap { row -> [CalendarEvent] in
             let time = try row.decode(String.self, 3)
             guard let day = Weekday(name: try row.decode(String.self, 2)),
-                  let hour = Int(time.prefix(2)), let minute = Int(time.suffix(2)) else { return nil }
+                  let hour = Int(time.prefix(2)), let minute = Int(time.suffix(2)) else { return [] }
             let weekday = WeeklyRecurrence.Weekday.allCases[day.rawValue]
-            let start = CalendarEvent.LocalDateTime(year: academicYear, month: 8, day: 1, hour: hour, minute: minute)
-                .nextOrSame(weekday)
+            let schedule = MeetingSchedule(weekday: weekday, hour: hour, minute: minute,
+                                           firstMeeting: Self.localDateTime(try row.decode(String?.self, 10)),
+                                           lastMeeting: Self.localDateTime(try row.decode(String?.self, 11)))
+            let code = try row.decode(String.self, 0)
             let stamp = Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 7)))
-            return CalendarEvent(uid: "group-\(try row.decode(String.self, 0))@crubatch.cru.org",
-                                 summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 6),
-                                 location: try row.decode(String?.self, 4), start: start, end: .minutes(90),
-                                 timeZone: try row.decode(String.self, 5), recurrence: WeeklyRecurrence(on: weekday),
-                                 categories: ["Community Group", try row.decode(String.self, 8)],
-                                 dtstamp: stamp, lastModified: stamp)
+            let terms = termsByCampus[try row.decode(Int.self, 9)] ?? []
+            return try schedule.series(terms: terms, academicYearStart: academicYearStart).map { series in
+                CalendarEvent(uid: "group-\(code)\(series.term.map { "+" + $0 } ?? "")@crubatch.cru.org",
+                              summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 6),
+                              location: try row.decode(String?.self, 4), start: series.first, end: .minutes(90),
+                              timeZone: try row.decode(String.self, 5),
+                              recurrence: .weekly(WeeklyRecurrence(on: weekday, until: series.until)),
+                              exceptions: series.exceptions, categories: ["Community Group", try row.decode(String.self, 8)],
+                              dtstamp: stamp, lastModified: stamp)
+            }
         }
     }
 
+    /// The events of a scope, each as it was imported: timed or all-day, once or repeating with its
+    /// exceptions, under its own UID (one read from an iCalendar file) or `event-CODE@crubatch.cru.org`.
     private func eventEvents(_ scope: ExportScope) throws -> [CalendarEvent] {
+        let wallClock = "'YYYY-MM-DD HH24:MI:SS'"
         let rows = try connection.query("""
-            select ev.code, ev.name, to_char(ev.starts_at at time zone ev.timezone, 'YYYY-MM-DD HH24:MI:SS'),
-                   to_char(ev.ends_at at time zone ev.timezone, 'YYYY-MM-DD HH24:MI:SS'), ev.timezone, ev.location,
-                   ev.url, ev.description, extract(epoch from ev.updated_at)::bigint
+            select ev.code, ev.name, to_char(ev.starts_at at time zone ev.timezone, \(unescaped: wallClock)),
+                   to_char(ev.ends_at at time zone ev.timezone, \(unescaped: wallClock)), ev.timezone, ev.location,
+                   ev.url, ev.description, extract(epoch from ev.updated_at)::bigint, ev.all_day, ev.recurrence, ev.uid,
+                   (select string_agg(to_char(x at time zone ev.timezone, \(unescaped: wallClock)), ',' order by x)
+                    from unnest(ev.exceptions) x)
             from events ev where \(eventFilter(scope)) order by ev.starts_at, ev.code
             """).rows
         return try rows.compactMap { row -> CalendarEvent? in
             guard let start = Self.localDateTime(try row.decode(String.self, 2)) else { return nil }
             let stamp = Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 8)))
-            return CalendarEvent(uid: "event-\(try row.decode(String.self, 0))@crubatch.cru.org",
+            let allDay = try row.decode(Bool.self, 9)
+            let recurrence = try row.decode(String?.self, 10).map(CalendarEvent.Recurrence.rule)
+            let storedEnd = Self.localDateTime(try row.decode(String?.self, 3))
+            let end: CalendarEvent.End
+            if allDay {
+                // An all-day event takes every day it touches, and at least its first.
+                let endDay = storedEnd.map { $0 == $0.startOfDay ? $0 : $0.startOfDay.addingDays(1) } ?? start
+                end = .at(max(endDay, start.startOfDay.addingDays(1)))
+            } else {
+                end = storedEnd.map(CalendarEvent.End.at) ?? .minutes(120)
+            }
+            let exceptions = recurrence == nil ? []
+                : (try row.decode(String?.self, 12) ?? "").split(separator: ",").compactMap { Self.localDateTime(String($0)) }
+            return CalendarEvent(uid: try row.decode(String?.self, 11) ?? "event-\(try row.decode(String.self, 0))@crubatch.cru.org",
                                  summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 7),
-                                 location: try row.decode(String?.self, 5), url: try row.decode(String?.self, 6), start: start,
-                                 end: Self.localDateTime(try row.decode(String?.self, 3)).map(CalendarEvent.End.at) ?? .minutes(120),
-                                 timeZone: try row.decode(String.self, 4), categories: ["Event"], dtstamp: stamp, lastModified: stamp)
+                                 location: try row.decode(String?.self, 5), url: try row.decode(String?.self, 6),
+                                 start: allDay ? start.startOfDay : start, end: end, timeZone: try row.decode(String.self, 4),
+                                 isAllDay: allDay, recurrence: recurrence, exceptions: exceptions, categories: ["Event"],
+                                 dtstamp: stamp, lastModified: stamp)
         }
     }
 
-    /// `YYYY-MM-DD HH:MM:SS` as a wall-clock date-time.
+    /// The academic calendar of a scope: for each term, all-day events for its first and last day of
+    /// classes and one for each break.
+    private func termEvents(_ scope: ExportScope) throws -> [CalendarEvent] {
+        try academicTerms(scope).flatMap { term in
+            func days(_ what: String, _ summary: String, from first: CalendarEvent.LocalDateTime,
+                      through last: CalendarEvent.LocalDateTime) -> CalendarEvent {
+                CalendarEvent(uid: "term-\(term.campusCode)+\(term.code)+\(what)@crubatch.cru.org", summary: "\(term.name): \(summary)",
+                              location: term.campusName, start: first, end: .at(last.addingDays(1)), timeZone: term.timeZone,
+                              isAllDay: true, categories: ["Academic Calendar"], dtstamp: term.stamp, lastModified: term.stamp)
+            }
+            return [days("first-day", "first day of classes", from: term.firstDay, through: term.firstDay)]
+                + term.breaks.enumerated().map { index, pause in
+                    days("break-\(index + 1)", pause.name, from: pause.firstDay, through: pause.lastDay)
+                }
+                + [days("last-day", "last day of classes", from: term.lastDay, through: term.lastDay)]
+        }
+    }
+
+    /// `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` as a wall-clock date-time (midnight for a date).
     private static func localDateTime(_ text: String?) -> CalendarEvent.LocalDateTime? {
         guard let text else { return nil }
         let numbers = text.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).compactMap { Int($0) }
-        guard numbers.count == 6 else { return nil }
-        return CalendarEvent.LocalDateTime(year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3],
-                                           minute: numbers[4], second: numbers[5])
+        guard numbers.count == 3 || numbers.count == 6 else { return nil }
+        let time = numbers.count == 6 ? Array(numbers[3...]) : [0, 0, 0]
+        return CalendarEvent.LocalDateTime(year: numbers[0], month: numbers[1], day: numbers[2], hour: time[0],
+                                           minute: time[1], second: time[2])
     }
 }
 
-/// A calendar as JSON: `kind` "calendar" and one object per event.
+/// A calendar as JSON: `kind` "calendar", its name, and one object per event.
 private struct CalendarDocument: Encodable {
     struct Event: Encodable {
         let uid: String
@@ -143,13 +257,21 @@ private struct CalendarDocument: Encodable {
         let description: String?
         let location: String?
         let url: String?
-        /// `YYYY-MM-DDTHH:MM:SS` in `timeZone`.
+        /// `YYYY-MM-DDTHH:MM:SS` in `timeZone`; `YYYY-MM-DD` for an all-day event.
         let start: String
+        /// For an all-day event, the day after the last one.
         let end: String?
         let durationMinutes: Int?
         let timeZone: String
+        let allDay: Bool
         /// `MO` ... `SU` for a weekly meeting.
         let weeklyOn: String?
+        /// The last moment a weekly meeting may start.
+        let until: String?
+        /// The RRULE of a repeating event read from another calendar.
+        let rule: String?
+        /// Occurrences left out (EXDATE), in the form of `start`.
+        let exceptions: [String]
 
         init(_ event: CalendarEvent) {
             uid = event.uid
@@ -157,21 +279,30 @@ private struct CalendarDocument: Encodable {
             description = event.description
             location = event.location
             url = event.url
-            start = Self.iso(event.start)
+            allDay = event.isAllDay
+            let format = { (time: CalendarEvent.LocalDateTime) in Self.iso(time, dateOnly: event.isAllDay) }
+            start = format(event.start)
             switch event.end {
-            case .at(let end): (self.end, durationMinutes) = (Self.iso(end), nil)
+            case .at(let end): (self.end, durationMinutes) = (format(end), nil)
             case .duration(let seconds): (end, durationMinutes) = (nil, seconds / 60)
             }
             timeZone = event.timeZone
-            weeklyOn = event.recurrence?.weekday.rawValue
+            switch event.recurrence {
+            case .weekly(let weekly)?: (weeklyOn, until, rule) = (weekly.weekday.rawValue, weekly.until.map(format), nil)
+            case .rule(let text)?: (weeklyOn, until, rule) = (nil, nil, text)
+            case nil: (weeklyOn, until, rule) = (nil, nil, nil)
+            }
+            exceptions = event.exceptions.map(format)
         }
 
-        private static func iso(_ time: CalendarEvent.LocalDateTime) -> String {
-            String(format: "%04d-%02d-%02dT%02d:%02d:%02d", time.year, time.month, time.day, time.hour, time.minute, time.second)
+        private static func iso(_ time: CalendarEvent.LocalDateTime, dateOnly: Bool) -> String {
+            let date = String(format: "%04d-%02d-%02d", time.year, time.month, time.day)
+            return dateOnly ? date : date + String(format: "T%02d:%02d:%02d", time.hour, time.minute, time.second)
         }
     }
 
     let kind = "calendar"
+    let name: String
     let events: [Event]
 }
 

@@ -32,11 +32,16 @@ struct DatabaseChecks {
         for column in spec.columns where column.type == .timezone && isPresent(column.name) {
             found += try unknownTimeZones(column)
         }
+        for column in spec.columns where column.isUnique && isPresent(column.name) {
+            found += try takenValues(column)
+        }
         for rule in spec.rules {
             switch rule {
             case .timeZoneDefault(let column, let inheritedThrough):
                 found += try zoneDefaults(column, inheritedThrough: inheritedThrough)
-            case .endNotBeforeStart(let start, let end): found += try dateOrder(start: start, end: end)
+            case .endNotBeforeStart(let start, let end): found += try dateOrder(start: start, end: end, strictly: false)
+            case .endAfterStart(let start, let end): found += try dateOrder(start: start, end: end, strictly: true)
+            case .periodsWithin(let periods, let start, let end): found += try periodsOutside(periods, start: start, end: end)
             case .groupCapacity:
                 let rejected = rejectedLines.union(found.filter { $0.severity == .error }.map(\.line))
                 found += try overCapacity(excluding: rejected)
@@ -250,15 +255,58 @@ struct DatabaseChecks {
         }
     }
 
-    /// Rows whose `end` comes before their `start` (both resolved, so time zones count).
-    private func dateOrder(start: String, end: String) throws -> [Diagnostic] {
+    /// Rows whose `end` comes before their `start`, or (`strictly`) on it (both resolved, so time zones count).
+    private func dateOrder(start: String, end: String, strictly: Bool) throws -> [Diagnostic] {
         guard isPresent(end) else { return [] }
         let rows = try connection.query("""
-            select n.line from (\(unescaped: spec.resolveSQL)) n where n.\(unescaped: end) < n.\(unescaped: start) order by n.line
+            select n.line from (\(unescaped: spec.resolveSQL)) n
+            where n.\(unescaped: end) \(unescaped: strictly ? "<=" : "<") n.\(unescaped: start) order by n.line
             """).rows
         return try rows.map { row in
-            diagnostic(try row.decode(Int.self, 0), column: end, code: .outOfRange, message: "\(end) is before \(start)",
-                       hint: "check the two dates; the end must not come before the start")
+            diagnostic(try row.decode(Int.self, 0), column: end, code: .outOfRange,
+                       message: "\(end) is \(strictly ? "not after" : "before") \(start)",
+                       hint: "check the two dates; the end must \(strictly ? "come after" : "not come before") the start")
+        }
+    }
+
+    /// Periods (a term's breaks) that begin before `start` or end after `end`.
+    private func periodsOutside(_ periods: String, start: String, end: String) throws -> [Diagnostic] {
+        guard isPresent(periods) else { return [] }
+        let rows = try connection.query("""
+            select n.line, p->>'name', (p->>'starts_on') || '..' || (p->>'ends_on'),
+                   n.\(unescaped: start)::text || '..' || n.\(unescaped: end)::text
+            from (\(unescaped: spec.resolveSQL)) n cross join lateral jsonb_array_elements(n.\(unescaped: periods)) p
+            where (p->>'starts_on')::date < n.\(unescaped: start) or (p->>'ends_on')::date > n.\(unescaped: end)
+            order by n.line, p->>'starts_on'
+            """).rows
+        return try rows.map { row in
+            diagnostic(try row.decode(Int.self, 0), column: periods, code: .outOfRange,
+                       message: "\(try row.decode(String.self, 1)) (\(try row.decode(String.self, 2))) falls outside \(start)..\(end), \(try row.decode(String.self, 3))",
+                       hint: "a break lies inside its term: check its dates, or the term's")
+        }
+    }
+
+    /// Values of a unique column (an event's UID) that two rows of the file give, or that another stored
+    /// row holds already.
+    private func takenValues(_ column: ColumnSpec) throws -> [Diagnostic] {
+        guard let target = column.target?.name else { return [] }
+        let staged = "o.\"\(column.name)\""
+        let rows = try connection.query("""
+            select n.line, n.\(unescaped: target), (select min(o.line) from stage o where \(unescaped: staged) = n.\(unescaped: target))
+            from (\(unescaped: spec.resolveSQL)) n
+            where n.\(unescaped: target) is not null and (
+                exists (select 1 from stage o where \(unescaped: staged) = n.\(unescaped: target) and o.line < n.line)
+                or exists (select 1 from \(unescaped: spec.table) t
+                           where t.\(unescaped: target) = n.\(unescaped: target) and not (\(unescaped: spec.keyMatch))))
+            order by n.line
+            """).rows
+        return try rows.map { row in
+            let line = try row.decode(Int.self, 0), first = try row.decode(Int.self, 2)
+            let what = first < line ? "appears more than once in the file (first on line \(first))"
+                : "is already the \(column.name) of another \(spec.kind.noun)"
+            return diagnostic(line, column: column.name, code: .duplicateKey,
+                              message: "\(column.name) \"\(try row.decode(String.self, 1))\" \(what)",
+                              hint: "a \(column.name) names one row only; keep it on one of them")
         }
     }
 

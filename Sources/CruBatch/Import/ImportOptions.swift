@@ -44,12 +44,18 @@ public struct ImportOptions: Sendable {
     public var maxArchive: ArchiveLimit = .standard
     /// `--move`: a student a memberships file puts in a group leaves their other groups of its ministry.
     public var move = false
+    /// Whose events an iCalendar file holds (`--campus`, `--ministry`).
+    public var eventOwner: EventOwner?
 
     public init() {}
 
-    /// Opens a file of rows with these options: a CSV file, or a workbook's sheet.
-    func openTable(path: String, displayName: String) throws -> any TableReader {
-        try TableFile.open(path: path, options: CSVReader.Options(displayName: displayName, delimiter: delimiter,
-                                                                  encoding: encoding), sheet: sheet)
+    /// Opens a file of rows with these options: an iCalendar file (whatever its name) as the events
+    /// it holds, for `owner` when given; else a CSV file, or a workbook's sheet.
+    func openTable(path: String, displayName: String, owner: CalendarOwner? = nil) throws -> any TableReader {
+        if CalendarEventTable.isCalendar(path: path) {
+            return try CalendarEventTable(path: path, displayName: displayName, owner: owner)
+        }
+        return try TableFile.open(path: path, options: CSVReader.Options(displayName: displayName, delimiter: delimiter,
+                                                                         encoding: encoding), sheet: sheet)
     }
 }

@@ -117,6 +117,7 @@ public struct Importer {
         let syncs = try sources.map { source in
             try options.sync.map { try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection) }
         }
+        let owner = try calendarOwner(of: sources)
         // Validation writes nothing, so it takes no lock and can run beside an import. The locks are
         // taken in Kind order, the same in every process, so two imports waiting for locks cannot deadlock.
         let kinds = options.validateOnly ? [] : Kind.allCases.filter { kind in sources.contains { $0.kind == kind } }
@@ -138,7 +139,7 @@ public struct Importer {
             for (index, source) in sources.enumerated() {
                 if !runIDs.isEmpty { try runLog.record(as: runIDs[index]) }
                 let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options,
-                                        sync: syncs[index], errorBudget: budget, progress: progress)
+                                        sync: syncs[index], eventOwner: owner, errorBudget: budget, progress: progress)
                 let result = try loader.load(path: source.path, displayName: source.path)
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)
@@ -200,6 +201,22 @@ public struct Importer {
         case .rejected, .refused: "rejected"
         case .unreadable: "failed"
         }
+    }
+
+    /// Checks what iCalendar files can be given with (events only, no rejects file) and looks up
+    /// whose events they are; nil when no owner is given.
+    private func calendarOwner(of sources: [Source]) throws -> CalendarOwner? {
+        let calendars = sources.filter { CalendarEventTable.isCalendar(path: $0.path) }
+        if let misfiled = calendars.first(where: { $0.kind != .events }) {
+            throw CruBatchError.usage("\(misfiled.path) is an iCalendar file, which holds events: import it with `crubatch import events \(misfiled.path)`")
+        }
+        if let calendar = calendars.first, options.rejectsPath != nil {
+            throw CruBatchError.usage("--rejects writes the rejected rows of a CSV file; \(calendar.path) is an iCalendar file, whose events are fixed in their calendar")
+        }
+        if options.eventOwner != nil && calendars.isEmpty {
+            throw CruBatchError.usage("--campus and --ministry say whose events an iCalendar file holds; a CSV file names them in its ministries column")
+        }
+        return try options.eventOwner.map { try CalendarOwner.resolve($0, connection: connection) }
     }
 
     private func lock(_ kinds: [Kind]) throws {

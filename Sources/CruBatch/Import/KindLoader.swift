@@ -24,13 +24,16 @@ struct KindLoadResult {
 
 /// Loads one file into its kind's table inside an open transaction: streams the validated rows
 /// into a temp staging table with COPY, runs the database checks (duplicates, references, time
-/// zones, capacity) as set-based queries, then merges what is good.
+/// zones, capacity) as set-based queries, then merges what is good. The file is a CSV file, a
+/// workbook's sheet or, for events, an iCalendar file (`CalendarEventTable`).
 struct KindLoader {
     let spec: KindSpec
     let connection: PostgresConnection
     let options: ImportOptions
     /// `--sync`: what to do, after the merge, with the rows the file no longer lists.
     let sync: SyncStep?
+    /// Whose events an iCalendar file holds (`--campus`, `--ministry`).
+    var eventOwner: CalendarOwner?
     var errorBudget: Int
     var progress: ((ImportProgress) -> Void)?
 
@@ -38,12 +41,12 @@ struct KindLoader {
         let started = Date()
         var result = KindLoadResult(counts: KindCounts(kind: spec.kind, file: displayName))
         do {
-            let table = try options.openTable(path: path, displayName: displayName)
+            let table = try options.openTable(path: path, displayName: displayName, owner: eventOwner)
             try loadTimed(table, into: &result)
-            // Every problem found in a workbook's rows, here or in the database, names their sheet.
-            result.diagnostics = result.diagnostics.map { $0.inSheet(table.sheet) }
-        } catch let unreadableHeader as Diagnostic {
-            result.diagnostics.append(unreadableHeader)
+            // Every problem where the file's reader finds it: on a workbook's sheet, at an event's property.
+            result.diagnostics = result.diagnostics.map(table.locate)
+        } catch let unreadable as Diagnostic {
+            result.diagnostics.append(unreadable)
             result.fatal = true
         }
         result.counts.seconds = Date().timeIntervalSince(started)

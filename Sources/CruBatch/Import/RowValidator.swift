@@ -9,13 +9,15 @@ struct RowValidator {
 
     /// The normalised values in spec column order (nil = blank, or a cell that could not be read)
     /// and every diagnostic of the row, warnings included. A row is rejected when any is an error;
-    /// its readable cells still go to the database checks, so one run reports all its problems.
+    /// its readable cells still go to the database checks, so one run reports all its problems. A
+    /// cell the row was read with a problem in (an event's unreadable DTSTART) is not read again.
     func validate(_ row: TableRow) -> RowCheck {
         var check = RowCheck(line: row.line, values: [String?](repeating: nil, count: spec.columns.count),
                              diagnostics: row.problems)
+        let reported = Set(row.problems.compactMap(\.field))
         var gradYear: (value: String, cell: String, position: Int)?
         for (index, column) in spec.columns.enumerated() {
-            guard let position = mapping.indexes[index] else { continue }
+            guard let position = mapping.indexes[index], !reported.contains(column.name) else { continue }
             func report(_ code: DiagnosticCode, _ message: String, hint: String?) {
                 check.diagnostics.append(Diagnostic(file: file, line: row.line, column: position + 1, field: column.name,
                                                     code: code, message: message, hint: hint))

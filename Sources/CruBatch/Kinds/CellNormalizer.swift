@@ -43,6 +43,8 @@ enum CellNormalizer {
         case .money: return CellReading(value: try money(text))
         case .date: return CellReading(value: try DateTimeReader.date(text, order: dateOrder).text)
         case .dateTime: return CellReading(value: try DateTimeReader.dateTime(text, order: dateOrder))
+        case .namedPeriods: return CellReading(value: try namedPeriods(text, dateOrder: dateOrder))
+        case .recurrenceRule: return CellReading(value: try recurrenceRule(text))
         case .list: preconditionFailure("lists are read above")
         }
     }

@@ -47,6 +47,11 @@ public indirect enum CellType: Sendable, Equatable {
     case timezone
     /// A list of values of one type in one cell (`CellNormalizer.separators`), stored `;`-separated.
     case list(CellType)
+    /// Named date ranges such as a term's breaks, `Thanksgiving 2026-11-23..2026-11-27; Winter
+    /// 2026-12-12..2027-01-04`, stored as a JSON array of `{name, starts_on, ends_on}`.
+    case namedPeriods
+    /// An iCalendar recurrence rule (RRULE value) such as `FREQ=WEEKLY;BYDAY=TU`, kept as written.
+    case recurrenceRule
 
     /// The vocabulary a cell of this type is read through, when its values are words.
     var vocabulary: Vocabulary? {
@@ -77,6 +82,7 @@ public indirect enum CellType: Sendable, Equatable {
         case .positiveInt: "integer"
         case .money: "numeric(10,2)"
         case .date: "date"
+        case .namedPeriods: "jsonb"
         default: "text"
         }
     }
@@ -94,6 +100,8 @@ public struct ColumnSpec: Sendable {
     public let aliases: [String]
     /// Part of the kind's natural key.
     let isKey: Bool
+    /// No two rows hold the same value (blank cells aside), though it is not the key (an event's UID).
+    let isUnique: Bool
     /// Where a scalar value is stored (nil for list columns).
     let target: TargetColumn?
     let reference: Reference?
@@ -108,8 +116,8 @@ public struct ColumnSpec: Sendable {
     /// stores the referenced row's id (in `<name>_id` unless `storedIn` says otherwise); a `list`
     /// stores child rows. `resolve` and `export` override how the value is computed from the staging
     /// row `s` and written back from the target row `t`.
-    init(_ name: String, _ type: CellType, required: Bool = false, key: Bool = false, aliases: [String] = [],
-         storedIn: String? = nil, references reference: Reference? = nil, list: ListRelation? = nil,
+    init(_ name: String, _ type: CellType, required: Bool = false, key: Bool = false, unique: Bool = false,
+         aliases: [String] = [], storedIn: String? = nil, references reference: Reference? = nil, list: ListRelation? = nil,
          nameScope: String? = nil, resolve: String? = nil, export: String? = nil, insertDefault: String? = nil,
          updatable: Bool = true) {
         self.name = name
@@ -117,6 +125,7 @@ public struct ColumnSpec: Sendable {
         self.required = required
         self.aliases = aliases
         self.isKey = key
+        self.isUnique = unique
         self.reference = reference
         self.list = list
         self.nameScope = nameScope
@@ -142,6 +151,12 @@ public struct ColumnSpec: Sendable {
         switch type {
         case .bool: return "case when \(column) then 'yes' else 'no' end"
         case .time: return "to_char(\(column), 'HH24:MI')"
+        case .namedPeriods:
+            return """
+                (select string_agg(p->>'name' || ' ' || (p->>'starts_on') \
+                || case when p->>'ends_on' = p->>'starts_on' then '' else '..' || (p->>'ends_on') end, '; ' order by n) \
+                from jsonb_array_elements(\(column)) with ordinality x(p, n))
+                """
         default: return column
         }
     }

@@ -1,6 +1,7 @@
 /// The kinds of data crubatch loads, in dependency order (a kind only references earlier ones).
+/// New kinds go last, so that the kinds before keep their place (and their import lock).
 public enum Kind: String, Sendable, CaseIterable, Codable {
-    case campuses, ministries, leaders, students, teams, groups, memberships, events, missions, resources
+    case campuses, ministries, leaders, students, teams, groups, memberships, events, missions, resources, terms
 
     /// The CSV file name of this kind (`groups.csv`): nightly's data files, rejects folders, hints.
     public var fileName: String { "\(rawValue).csv" }

@@ -12,6 +12,7 @@ enum KindCatalog {
         case .events: events
         case .missions: missions
         case .resources: resources
+        case .terms: terms
         }
     }
 
@@ -94,7 +95,9 @@ enum KindCatalog {
         ColumnSpec("location", .text), ColumnSpec("audience", .audience, aliases: ["type"]), ColumnSpec("sex", .groupSex),
         ColumnSpec("capacity", .positiveInt, aliases: ["size", "max members"]),
         leaderList("group_leaders", parent: "group_id", required: true), ColumnSpec("description", .multilineText),
-    ], belongsTo: "ministry")
+        ColumnSpec("first_meeting", .date, aliases: ["first meeting date", "starts on"]),
+        ColumnSpec("last_meeting", .date, aliases: ["last meeting date", "ends on"]),
+    ], rules: [.endNotBeforeStart(start: "first_meeting", end: "last_meeting")], belongsTo: "ministry")
 
     static let memberships = KindSpec(
         kind: .memberships, table: "memberships",
@@ -103,7 +106,7 @@ enum KindCatalog {
                        references: .group),
             ColumnSpec("email", .email, required: true, key: true, storedIn: "person_id", references: .student),
             ColumnSpec("joined_at", .dateTime, aliases: ["joined"],
-                       resolve: instant("joined_at", zone: "coalesce(gc.timezone, \(defaultZone))"),
+                       resolve: instant("s.joined_at", zone: "coalesce(gc.timezone, \(defaultZone))"),
                        export: "to_char(t.joined_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
                        insertDefault: "now()"),
             ColumnSpec("status", .membershipStatus, insertDefault: "'active'"),
@@ -117,17 +120,18 @@ enum KindCatalog {
         belongsTo: "group",
         syncScopedByFile: true)
 
-    /// Date-time text to an instant: text with an offset as it is, wall-clock text in `zone` (SQL).
-    private static func instant(_ column: String, zone: String) -> String {
-        "case when s.\(column) ~ '(Z|[+-][0-9][0-9]:[0-9][0-9])$' then s.\(column)::timestamptz else s.\(column)::timestamp at time zone \(zone) end"
+    /// Date-time text (SQL over the staging row `s`) to an instant: text with an offset as it is,
+    /// wall-clock text in `zone` (SQL).
+    private static func instant(_ text: String, zone: String) -> String {
+        "case when \(text) ~ '(Z|[+-][0-9][0-9]:[0-9][0-9])$' then \(text)::timestamptz else \(text)::timestamp at time zone \(zone) end"
     }
 
     /// An event's zone: the row's (which the checks fill in from its ministries), else the stored event's.
     private static let eventZone = "coalesce(s.timezone, e.timezone, \(defaultZone))"
 
-    /// An instant as wall-clock text in the event's own time zone, as staff typed it.
-    private static func localText(_ column: String) -> String {
-        "to_char(t.\(column) at time zone t.timezone, 'YYYY-MM-DD\"T\"HH24:MI:SS')"
+    /// An instant (SQL over the target row `t`) as wall-clock text in the event's own time zone, as staff typed it.
+    private static func localText(_ instant: String) -> String {
+        "to_char(\(instant) at time zone t.timezone, 'YYYY-MM-DD\"T\"HH24:MI:SS')"
     }
 
     static let events = KindSpec(
@@ -135,13 +139,22 @@ enum KindCatalog {
         columns: [
             code, name,
             ColumnSpec("starts_at", .dateTime, required: true, aliases: ["start", "starts", "start date"],
-                       resolve: instant("starts_at", zone: eventZone), export: localText("starts_at")),
-            ColumnSpec("ends_at", .dateTime, aliases: ["end", "ends", "end date"], resolve: instant("ends_at", zone: eventZone),
-                       export: localText("ends_at")),
+                       resolve: instant("s.starts_at", zone: eventZone), export: localText("t.starts_at")),
+            ColumnSpec("ends_at", .dateTime, aliases: ["end", "ends", "end date"], resolve: instant("s.ends_at", zone: eventZone),
+                       export: localText("t.ends_at")),
             ColumnSpec("timezone", .timezone, insertDefault: defaultZone), ColumnSpec("location", .text),
             ministryList("event_ministries", parent: "event_id"),
             ColumnSpec("rideshare", .bool, aliases: ["ride sharing", "ridesharing"], insertDefault: "false"),
             ColumnSpec("url", .url), ColumnSpec("description", .multilineText),
+            ColumnSpec("all_day", .bool, aliases: ["all day event"], insertDefault: "false"),
+            ColumnSpec("recurrence", .recurrenceRule, aliases: ["rrule", "repeats"]),
+            ColumnSpec("exceptions", .list(.dateTime), aliases: ["exdate", "except"],
+                       resolve: """
+                           (select array_agg(v.at order by v.at) from unnest(string_to_array(s.exceptions, ';')) x \
+                           cross join lateral (select \(instant("x", zone: eventZone)) as at) v)
+                           """,
+                       export: "(select string_agg(\(localText("x")), ';' order by x) from unnest(t.exceptions) x)"),
+            ColumnSpec("uid", .text, unique: true),
         ],
         resolveJoins: "left join events e on e.code = s.code",
         rules: [.timeZoneDefault(column: "timezone", inheritedThrough: "ministries"),
@@ -168,4 +181,17 @@ enum KindCatalog {
         ColumnSpec("leaders_only", .bool, aliases: ["restricted"], insertDefault: "false"),
         ColumnSpec("description", .multilineText),
     ])
+
+    /// A campus's terms, each with its first and last day of classes and its breaks, in one row.
+    static let terms = KindSpec(
+        kind: .terms, table: "terms",
+        columns: [
+            ColumnSpec("campus", .reference, required: true, key: true, references: .campus),
+            ColumnSpec("code", .code, required: true, key: true, aliases: ["term"]), name,
+            ColumnSpec("starts_on", .date, required: true, aliases: ["first day", "first day of classes", "start"]),
+            ColumnSpec("ends_on", .date, required: true, aliases: ["last day", "last day of classes", "end"]),
+            ColumnSpec("breaks", .namedPeriods, aliases: ["holidays", "no classes"], insertDefault: "'[]'::jsonb"),
+        ],
+        rules: [.endAfterStart(start: "starts_on", end: "ends_on"), .periodsWithin("breaks", start: "starts_on", end: "ends_on")],
+        messageKey: "code")
 }

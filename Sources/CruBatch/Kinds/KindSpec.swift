@@ -84,6 +84,10 @@ struct TargetColumn: Sendable {
 enum RowRule: Sendable {
     /// The value of `end` must not come before the value of `start` (target column names).
     case endNotBeforeStart(start: String, end: String)
+    /// The value of `end` must come after the value of `start` (a term lasts more than a day).
+    case endAfterStart(start: String, end: String)
+    /// Every period of a `.namedPeriods` column lies between `start` and `end` (a term's breaks).
+    case periodsWithin(String, start: String, end: String)
     /// Joins must not fill a group beyond its capacity (current members and earlier rows count).
     case groupCapacity
     /// A new row without a time zone in `column`: with `inheritedThrough` (a list of ministries) it

@@ -23,12 +23,14 @@ extension DiagnosticCode {
     public static let skippedFile = DiagnosticCode("skipped-file", severity: .warning)
     public static let overCapacity = DiagnosticCode("over-capacity")
     public static let controlCharacter = DiagnosticCode("control-character")
+    /// An iCalendar file whose structure cannot be read (BEGIN/END, content lines, UTF-8).
+    public static let malformedCalendar = DiagnosticCode("malformed-calendar", fatalToFile: true)
 
     /// Every code `validate KIND FILE` can report, each documented in the README with a fixture
     /// (`skipped-file`, about the files of an `import --dir` folder, is documented beside them).
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,
         .outOfRange, .duplicateKey, .unknownReference, .ambiguousReference, .overCapacity, .controlCharacter,
-        .assumedValue,
+        .assumedValue, .malformedCalendar,
     ]
 }

@@ -1,0 +1,255 @@
+import CSVStream
+import FileOutput
+import Foundation
+import ICalendar
+import PostgresClient
+
+/// Whose events an iCalendar file holds, which no property of the file says: `import events FILE.ics
+/// --campus C` or `--ministry M`.
+public enum EventOwner: Sendable, Equatable {
+    case campus(String)
+    case ministry(String)
+}
+
+/// An owner as the database knows it: the ministries its events belong to, and the time zone of
+/// times the file gives without one.
+struct CalendarOwner {
+    let ministries: [String]
+    let timeZone: String
+
+    /// Looks the owner up; a usage error when it does not exist.
+    static func resolve(_ owner: EventOwner, connection: PostgresConnection) throws -> CalendarOwner {
+        let (condition, noun, code): (PostgresQuery, String, String) = switch owner {
+        case .campus(let code): ("c.code = \(code.lowercased())", "campus", code)
+        case .ministry(let code): ("mi.code = \(code.lowercased())", "ministry", code)
+        }
+        let rows = try connection.query("""
+            select c.timezone, coalesce(string_agg(mi.code, ';' order by mi.code), '')
+            from campuses c left join ministries mi on mi.campus_id = c.id where \(condition) group by c.id, c.timezone
+            """).rows
+        guard let row = rows.first else {
+            throw CruBatchError.usage("no \(noun) \(code): check the code (see `crubatch export \(noun == "campus" ? "campuses" : "ministries")`)")
+        }
+        return CalendarOwner(ministries: try row.decode(String.self, 1).split(separator: ";").map(String.init),
+                             timeZone: try row.decode(String.self, 0))
+    }
+}
+
+/// The events of an iCalendar file (Google Calendar, Outlook, Apple Calendar, a feed) as rows of
+/// the events kind, so they meet the same checks and merge as a CSV file's rows.
+///
+/// - The code is derived from the UID (`CalendarEventTable.code(forUID:)`), so importing the file
+///   again updates the same events; the UID itself is kept and written back on export. A UID of the
+///   form crubatch writes (`event-CODE@crubatch.cru.org`) is that event's code.
+/// - Times become wall-clock times in the event's zone: its TZID, else the file's X-WR-TIMEZONE,
+///   else the owner's campus's zone, else America/Los_Angeles. An all-day event keeps its dates.
+///   An event without an end ends when it starts (one day for an all-day event).
+/// - The RRULE is kept as written. EXDATEs, and the occurrences that other VEVENTs of the same UID
+///   cancel or move (RECURRENCE-ID), become the event's exceptions; a moved occurrence is an event
+///   of its own, under its UID and original start (`UID/20261020T190000`).
+/// - A cancelled event (STATUS:CANCELLED) is not imported, nor are the meetings and term dates of
+///   a calendar crubatch wrote (they come from groups and terms).
+/// - Line breaks in a one-line value (an Apple location's name and address) become ", ".
+///
+/// Diagnostics name the physical line of the property they concern.
+final class CalendarEventTable: TableReader {
+    let displayName: String
+    /// An iCalendar file has no sheets.
+    let sheet: String? = nil
+    let header: [String]
+    let totalBytes: Int
+    let sha256Hex: String?
+    /// The whole file is read when the table opens.
+    var bytesRead: Int { totalBytes }
+    private var rows: [TableRow] = []
+    private var nextIndex = 0
+    /// Where each cell of a row (by the row's line) came from: the property and its line.
+    private var origins: [Int: [String: (property: String, line: Int)]] = [:]
+
+    /// The domain of the UIDs crubatch writes for events, `event-CODE@crubatch.cru.org`.
+    private static let ownUIDSuffix = "@crubatch.cru.org"
+
+    /// Whether a file is an iCalendar file (by its first line, whatever its name).
+    static func isCalendar(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return ICalendarReader.looksLikeICalendar(Array((try? handle.read(upToCount: 64)) ?? Data()))
+    }
+
+    /// Reads and maps the whole file. Throws `FileOpenError`, or a `malformed-calendar` diagnostic
+    /// when the file's structure is broken.
+    init(path: String, displayName: String, owner: CalendarOwner?) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileManager.default.fileExists(atPath: path) ? FileOpenError.unreadable(path: path, reason: "cannot read it")
+                : FileOpenError.notFound(path: path)
+        }
+        let bytes = Array(data)
+        self.displayName = displayName
+        totalBytes = bytes.count
+        let hasher = SHA256Hasher()
+        hasher.update(bytes)
+        sha256Hex = hasher.finalizeHex()
+        header = ["code", "uid", "name", "starts_at", "ends_at", "timezone", "all_day", "location", "url", "description",
+                  "recurrence", "exceptions"] + (owner == nil ? [] : ["ministries"])
+        let file: ICalendarFile
+        do {
+            file = try ICalendarFile(bytes: bytes)
+        } catch {
+            throw Diagnostic(file: displayName, line: error.line, code: .malformedCalendar, message: error.message,
+                             hint: "export the calendar again; if that does not help, fix this line in a text editor")
+        }
+        let zone = file.timeZone ?? owner?.timeZone ?? "America/Los_Angeles"
+        let series = Dictionary(file.events.filter { $0.recurrenceID == nil }.compactMap { event in
+            event.uid.map { ($0.value, event) }
+        }) { first, _ in first }
+        // Occurrences of a series that other VEVENTs cancel or move.
+        var replaced: [String: [Located<CalendarTime>]] = [:]
+        for event in file.events {
+            if let uid = event.uid?.value, let recurrenceID = event.recurrenceID, series[uid] != nil {
+                replaced[uid, default: []].append(recurrenceID)
+            }
+        }
+        for event in file.events {
+            let uid = event.uid?.value
+            if let uid, Self.isMeetingOrTerm(uid) { continue }
+            if let uid, let recurrenceID = event.recurrenceID {
+                if series[uid]?.isCancelled == true || event.isCancelled { continue }
+                add(event, uid: uid + "/" + recurrenceID.value.text, exceptions: [], zone: zone, owner: owner)
+            } else if !event.isCancelled {
+                add(event, uid: uid, exceptions: uid.flatMap { replaced[$0] } ?? [], zone: zone, owner: owner)
+            }
+        }
+    }
+
+    func next() throws(Diagnostic) -> TableRow? {
+        guard nextIndex < rows.count else { return nil }
+        defer { nextIndex += 1 }
+        return rows[nextIndex]
+    }
+
+    func takeWarnings() -> [Diagnostic] { [] }
+
+    func locate(_ diagnostic: Diagnostic) -> Diagnostic {
+        var located = diagnostic
+        located.column = nil
+        guard let field = diagnostic.field, let origin = origins[diagnostic.line]?[field] else { return located }
+        located.line = origin.line
+        if diagnostic.code == .missingValue {
+            located.message = "\(origin.property) is missing"
+            located.hint = "give the event a \(origin.property) in its calendar and export it again"
+        } else if diagnostic.message.hasPrefix(field + ":") {
+            located.message = origin.property + diagnostic.message.dropFirst(field.count)
+        }
+        return located
+    }
+
+    /// The code of the event with this UID: the code itself for a UID crubatch wrote, else the UID
+    /// made a code (lower case, other characters as `-`, at most 54 characters) and the first 8
+    /// hex digits of its SHA-256, so that two UIDs never share a code.
+    static func code(forUID uid: String) -> String {
+        if let own = ownCode(uid) { return own }
+        var slug = ""
+        for scalar in uid.lowercased().unicodeScalars {
+            let keep = ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "." || scalar == "_"
+            if keep && !(scalar == "." && slug.hasSuffix(".")) {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty && !slug.hasSuffix("-") {
+                slug += "-"
+            }
+        }
+        let hasher = SHA256Hasher()
+        hasher.update(Array(uid.utf8))
+        let prefix = slug.prefix(CodeRule.maximumLength - 9).drop { !$0.isLetter && !$0.isNumber }
+        return String(prefix.reversed().drop { !$0.isLetter && !$0.isNumber }.reversed()) + (prefix.isEmpty ? "ics-" : "-")
+            + hasher.finalizeHex().prefix(8)
+    }
+
+    /// Whether a UID is one crubatch gives a group's meetings or a term's dates: such an event comes
+    /// from groups and terms, and is not imported as an event.
+    private static func isMeetingOrTerm(_ uid: String) -> Bool {
+        uid.hasSuffix(ownUIDSuffix) && (uid.hasPrefix("group-") || uid.hasPrefix("term-"))
+    }
+
+    /// CODE of `event-CODE@crubatch.cru.org`.
+    private static func ownCode(_ uid: String) -> String? {
+        guard uid.hasPrefix("event-"), uid.hasSuffix(ownUIDSuffix) else { return nil }
+        let code = String(uid.dropFirst("event-".count).dropLast(ownUIDSuffix.count))
+        return CodeRule.accepts(code) ? code : nil
+    }
+
+    /// Adds the row of one event; `uid` nil when the event has none.
+    private func add(_ event: ICalendarFile.Event, uid: String?, exceptions replaced: [Located<CalendarTime>], zone: String,
+                     owner: CalendarOwner?) {
+        var cells: [String: String] = [:]
+        var origin: [String: (property: String, line: Int)] = [:]
+        var problems: [Diagnostic] = []
+        func set(_ column: String, _ value: String?, from property: String, line: Int?) {
+            cells[column] = value
+            origin[column] = (property, line ?? event.line)
+        }
+        func problem(_ column: String, _ code: DiagnosticCode, line: Int, _ message: String, hint: String? = nil) {
+            problems.append(Diagnostic(file: displayName, line: line, field: column, code: code, message: message, hint: hint))
+        }
+        let uidLine = event.uid?.line
+        set("code", uid.map(Self.code(forUID:)), from: "UID", line: uidLine)
+        set("uid", uid.flatMap { Self.ownCode($0) == nil ? $0 : nil }, from: "UID", line: uidLine)
+        if uid == nil {
+            problem("code", .missingValue, line: event.line, "UID is missing",
+                    hint: "an event needs a UID to be found again by the next import; export the calendar again")
+        }
+
+        // Times, in the zone of the start.
+        var eventZone = zone
+        if case .zoned(_, let own)? = event.start?.value { eventZone = own }
+        let isAllDay = event.start?.value.isDate ?? false
+        let localStart = event.start?.value.wallClock(in: eventZone)
+        /// A time of the event in its zone; a date of a timed event (an EXDATE) at the start's time of day.
+        func wallClock(_ time: CalendarTime) -> String? {
+            guard var local = time.wallClock(in: eventZone) else { return nil }
+            if isAllDay { local = local.startOfDay } else if time.isDate, let start = localStart {
+                local = local.at(hour: start.hour, minute: start.minute, second: start.second)
+            }
+            return Self.text(local)
+        }
+        let startLine = event.start?.line
+        set("starts_at", event.start.flatMap { wallClock($0.value) }, from: "DTSTART", line: startLine)
+        set("timezone", eventZone, from: "DTSTART", line: startLine)
+        set("all_day", isAllDay ? "yes" : "no", from: "DTSTART", line: startLine)
+        let end = event.end ?? event.start.map { start in
+            guard case .date(let day) = start.value else { return start }
+            return Located(value: CalendarTime.date(day.addingDays(1)), line: start.line)
+        }
+        set("ends_at", end.flatMap { wallClock($0.value) }, from: event.end == nil ? "DTSTART" : "DTEND", line: end?.line)
+
+        set("name", event.summary.map { Self.oneLine($0.value) }, from: "SUMMARY", line: event.summary?.line)
+        set("location", event.location.map { Self.oneLine($0.value) }, from: "LOCATION", line: event.location?.line)
+        set("url", event.url?.value, from: "URL", line: event.url?.line)
+        set("description", event.description?.value, from: "DESCRIPTION", line: event.description?.line)
+        set("recurrence", event.rule?.value, from: "RRULE", line: event.rule?.line)
+        let skipped = event.exceptions + replaced
+        set("exceptions", skipped.isEmpty ? nil : Set(skipped.compactMap { wallClock($0.value) }).sorted().joined(separator: ";"),
+            from: event.exceptions.isEmpty ? "RECURRENCE-ID" : "EXDATE", line: skipped.first?.line)
+        if let owner { set("ministries", owner.ministries.joined(separator: ";"), from: "--campus or --ministry", line: event.line) }
+
+        for unreadable in event.problems {
+            let column = ["DTSTART": "starts_at", "DTEND": "ends_at", "DURATION": "ends_at", "RRULE": "recurrence",
+                          "EXDATE": "exceptions"][unreadable.property] ?? "code"
+            problem(column, unreadable.isUnknownTimeZone ? .invalidChoice : .typeError, line: unreadable.line,
+                    "\(unreadable.property): \(unreadable.message)")
+        }
+        let row = header.map { cells[$0] ?? "" }
+        rows.append(TableRow(line: event.line, cells: row, originalCells: row, problems: problems))
+        origins[event.line] = origin
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS`, as the events kind reads a local date-time.
+    private static func text(_ time: CalendarEvent.LocalDateTime) -> String {
+        String(format: "%04d-%02d-%02dT%02d:%02d:%02d", time.year, time.month, time.day, time.hour, time.minute, time.second)
+    }
+
+    /// Line breaks (CRLF, LF, CR) as ", ".
+    private static func oneLine(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+@testable import ICalendar
+
+/// The iCalendar reader: unfolding, content lines and parameters, structure errors with their
+/// line, typed event values, time zones by every name calendars use, and reading back what the
+/// writer wrote.
+@Suite struct ReaderTests {
+    typealias Local = CalendarEvent.LocalDateTime
+
+    static func calendar(_ lines: [String], lineEnd: String = "\r\n") -> [UInt8] {
+        Array((lines.joined(separator: lineEnd) + lineEnd).utf8)
+    }
+
+    static func events(_ body: [String], header: [String] = []) throws -> [ICalendarFile.Event] {
+        try ICalendarFile(bytes: calendar(["BEGIN:VCALENDAR", "VERSION:2.0"] + header + body + ["END:VCALENDAR"])).events
+    }
+
+    // MARK: content lines
+
+    @Test func foldedLinesAreJoinedAndKeepTheirFirstPhysicalLine() throws {
+        // "Café" folded inside the two bytes of "é", once with a space and once with a tab.
+        var bytes = Array("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Caf".utf8) + [0xC3, 0x0D, 0x0A, 0x20, 0xA9]
+        bytes += Array(" night\r\nLOCATION:Dexter\r\n\t Lawn\r\nUID:a\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
+        let lines = try ICalendarReader.contentLines(of: bytes)
+        #expect(lines.map(\.name) == ["BEGIN", "BEGIN", "SUMMARY", "LOCATION", "UID", "END", "END"])
+        #expect(lines.map(\.line) == [1, 2, 3, 5, 7, 8, 9])
+        #expect(lines[2].value == "Café night")
+        #expect(lines[3].value == "Dexter Lawn")
+    }
+
+    @Test func parametersAreSplitQuotedAndDecoded() throws {
+        let line = try ICalendarReader.parse(Array(#"dtStart;tzid="Pacific Standard Time";X-A=one,"t:w;o";X-B=^'hi^'^n:20261008T190000"#.utf8), line: 4)
+        #expect(line.name == "DTSTART")
+        #expect(line.parameter("TZID") == "Pacific Standard Time")
+        #expect(line.parameters["X-A"] == ["one", "t:w;o"])
+        #expect(line.parameter("X-B") == "\"hi\"\n")
+        #expect(line.value == "20261008T190000")
+        #expect(line.line == 4)
+        // A colon inside the value belongs to it.
+        #expect(try ICalendarReader.parse(Array("URL:https://cru.org/a?b=c".utf8), line: 1).value == "https://cru.org/a?b=c")
+    }
+
+    @Test("a broken structure names its line", arguments: [
+        (["SUMMARY:x"], 1, "not an iCalendar file"),
+        (["BEGIN:VCALENDAR", "BEGIN:VEVENT", "END:VTODO", "END:VCALENDAR"], 3, "closes BEGIN:VEVENT of line 2"),
+        (["BEGIN:VCALENDAR", "BEGIN:VEVENT", "SUMMARY:x"], 2, "never closed"),
+        (["BEGIN:VCALENDAR", "this is not a property", "END:VCALENDAR"], 2, "is not a content line"),
+        (["BEGIN:VCALENDAR", "DTSTART;TZID=\"Pacific:20261008T190000", "END:VCALENDAR"], 2, "never closed"),
+        (["BEGIN:VCALENDAR", "SUMMARY", "END:VCALENDAR"], 2, "has no ':'"),
+        (["BEGIN:VCALENDAR", "END:VCALENDAR", "SUMMARY:late"], 3, "after END:VCALENDAR"),
+        (["BEGIN:VEVENT", "END:VEVENT"], 1, "outside BEGIN:VCALENDAR"),
+    ])
+    func structureErrors(lines: [String], line: Int, message: String) {
+        do {
+            _ = try ICalendarFile(bytes: Self.calendar(lines, lineEnd: "\n"))
+            Issue.record("no error for \(lines)")
+        } catch {
+            #expect(error.line == line, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+        }
+    }
+
+    @Test func bytesThatAreNotTextStopTheFileAtTheirLine() {
+        #expect(throws: ICalendarSyntaxError(line: 2, message: "not valid UTF-8 text")) {
+            try ICalendarReader.components(of: Array("BEGIN:VCALENDAR\r\nSUMMARY:caf".utf8) + [0xE9] + Array("\r\nEND:VCALENDAR\r\n".utf8))
+        }
+        #expect(throws: ICalendarSyntaxError.self) {
+            try ICalendarReader.components(of: Array("BEGIN:VCALENDAR\r\nSUMMARY:a".utf8) + [0] + Array("\r\nEND:VCALENDAR".utf8))
+        }
+        #expect(ICalendarReader.looksLikeICalendar([0xEF, 0xBB, 0xBF] + Array("\r\nbegin:vcalendar\r\n".utf8)))
+        #expect(!ICalendarReader.looksLikeICalendar(Array("code,name\n".utf8)))
+    }
+
+    // MARK: events
+
+    @Test func eventPropertiesAreTypedAndLocated() throws {
+        let events = try Self.events([
+            "BEGIN:VEVENT",
+            "UID:abc@google.com",
+            #"SUMMARY:Rides\, snacks\; and a back\\slash"#,
+            #"DESCRIPTION:Line one\nLine two\NEnd"#,
+            "LOCATION:Dexter Lawn",
+            "URL;VALUE=URI:https://cru.org/e",
+            "DTSTART;TZID=America/Los_Angeles:20260929T190000",
+            "DURATION:PT1H30M",
+            "RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261216T075959Z",
+            "EXDATE;TZID=America/Los_Angeles:20261124T190000,20261201T190000",
+            "EXDATE:20261209T030000Z",
+            "STATUS:confirmed",
+            "BEGIN:VALARM",
+            "DESCRIPTION:Reminder",
+            "TRIGGER:-PT15M",
+            "END:VALARM",
+            "END:VEVENT",
+        ])
+        let event = try #require(events.first)
+        #expect(event.line == 3)
+        #expect(event.uid?.value == "abc@google.com")
+        #expect(event.summary?.value == #"Rides, snacks; and a back\slash"#)
+        #expect(event.description?.value == "Line one\nLine two\nEnd")
+        #expect(event.description?.line == 6)
+        #expect(event.url?.value == "https://cru.org/e")
+        #expect(event.start?.value == .zoned(Local(year: 2026, month: 9, day: 29, hour: 19), timeZone: "America/Los_Angeles"))
+        #expect(event.start?.line == 9)
+        #expect(event.end?.value == .zoned(Local(year: 2026, month: 9, day: 29, hour: 20, minute: 30), timeZone: "America/Los_Angeles"))
+        #expect(event.rule?.value == "FREQ=WEEKLY;BYDAY=TU;UNTIL=20261216T075959Z")
+        #expect(event.exceptions.map(\.value) == [
+            .zoned(Local(year: 2026, month: 11, day: 24, hour: 19), timeZone: "America/Los_Angeles"),
+            .zoned(Local(year: 2026, month: 12, day: 1, hour: 19), timeZone: "America/Los_Angeles"),
+            .utc(Local(year: 2026, month: 12, day: 9, hour: 3)),
+        ])
+        #expect(event.exceptions.map(\.line) == [12, 12, 13])
+        #expect(event.status == "CONFIRMED" && !event.isCancelled)
+        #expect(event.problems.isEmpty)
+    }
+
+    @Test func allDayFloatingUTCAndCancelledOccurrences() throws {
+        let events = try Self.events([
+            "BEGIN:VEVENT", "UID:thanksgiving", "DTSTART;VALUE=DATE:20261126", "DTEND;VALUE=DATE:20261128", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:one-day", "DTSTART;VALUE=DATE:20261111", "DURATION:P1D", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:floating", "DTSTART:20261020T190000", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:utc", "DTSTART:20261010T170000Z", "DTEND:20261010T220000Z", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:series", "RECURRENCE-ID;TZID=America/Los_Angeles:20261027T190000", "STATUS:CANCELLED",
+            "DTSTART;TZID=America/Los_Angeles:20261027T190000", "END:VEVENT",
+        ])
+        #expect(events.map { $0.uid?.value } == ["thanksgiving", "one-day", "floating", "utc", "series"])
+        #expect(events[0].start?.value == .date(Local(year: 2026, month: 11, day: 26)))
+        #expect(events[0].end?.value == .date(Local(year: 2026, month: 11, day: 28)))
+        #expect(events[1].end?.value == .date(Local(year: 2026, month: 11, day: 12)))
+        #expect(events[2].start?.value == .floating(Local(year: 2026, month: 10, day: 20, hour: 19)))
+        #expect(events[2].end == nil)
+        #expect(events[3].start?.value == .utc(Local(year: 2026, month: 10, day: 10, hour: 17)))
+        #expect(events[4].isCancelled)
+        #expect(events[4].recurrenceID?.value == .zoned(Local(year: 2026, month: 10, day: 27, hour: 19), timeZone: "America/Los_Angeles"))
+    }
+
+    @Test func timeZonesAreFoundByEveryNameCalendarsGiveThem() throws {
+        let events = try Self.events([
+            "BEGIN:VEVENT", "UID:outlook", #"DTSTART;TZID="Pacific Standard Time":20261008T190000"#, "END:VEVENT",
+            "BEGIN:VEVENT", "UID:own-vtimezone", "DTSTART;TZID=Campus Time:20261008T190000", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:mozilla", "DTSTART;TZID=/mozilla.org/20050126_1/America/New_York:20261008T190000", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:unknown", "DTSTART;TZID=Mars Standard Time:20261008T190000", "END:VEVENT",
+        ], header: [
+            "X-WR-TIMEZONE:America/Phoenix",
+            "BEGIN:VTIMEZONE", "TZID:Campus Time", "X-LIC-LOCATION:America/Chicago", "END:VTIMEZONE",
+        ])
+        let zones = events.map { event -> String? in
+            if case .zoned(_, let zone)? = event.start?.value { return zone }
+            return nil
+        }
+        #expect(zones == ["America/Los_Angeles", "America/Chicago", "America/New_York", nil])
+        #expect(events[3].problems.map(\.property) == ["DTSTART"])
+        #expect(events[3].problems.first?.line == 22)
+        #expect(events[3].problems.first?.message.contains("Mars Standard Time") == true)
+        let file = try ICalendarFile(bytes: Self.calendar(["BEGIN:VCALENDAR", "X-WR-TIMEZONE:America/Phoenix",
+                                                            "X-WR-CALNAME:Cru\\, Cal Poly", "END:VCALENDAR"]))
+        #expect(file.timeZone == "America/Phoenix")
+        #expect(file.name == "Cru, Cal Poly")
+    }
+
+    @Test func unreadableValuesAreProblemsOfTheirEventOnly() throws {
+        let events = try Self.events([
+            "BEGIN:VEVENT", "UID:bad", "DTSTART:20261301T190000", "DURATION:1 hour", "RRULE:FREQ=SOMETIMES",
+            "EXDATE;VALUE=DATE:20261124T190000", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:good", "DTSTART:20261001T190000", "END:VEVENT",
+        ])
+        #expect(events[0].problems.map(\.property) == ["DTSTART", "DURATION", "RRULE", "EXDATE"])
+        #expect(events[0].problems.map(\.line) == [5, 6, 7, 8])
+        #expect(events[0].start == nil && events[0].rule == nil && events[0].exceptions.isEmpty)
+        #expect(events[1].problems.isEmpty)
+    }
+
+    @Test func instantsAreConvertedToWallClockTimeOnBothSidesOfDaylightSavingChanges() {
+        // 02:00 UTC is 19:00 the evening before in PDT (October) and 18:00 in PST (November).
+        #expect(CalendarTime.utc(Local(year: 2026, month: 10, day: 28, hour: 2)).wallClock(in: "America/Los_Angeles")
+            == Local(year: 2026, month: 10, day: 27, hour: 19))
+        #expect(CalendarTime.utc(Local(year: 2026, month: 11, day: 4, hour: 2)).wallClock(in: "America/Los_Angeles")
+            == Local(year: 2026, month: 11, day: 3, hour: 18))
+        #expect(CalendarTime.zoned(Local(year: 2026, month: 11, day: 3, hour: 21), timeZone: "America/New_York")
+            .wallClock(in: "America/Los_Angeles") == Local(year: 2026, month: 11, day: 3, hour: 18))
+        #expect(CalendarTime.floating(Local(year: 2026, month: 11, day: 3, hour: 19)).wallClock(in: "Asia/Tokyo")
+            == Local(year: 2026, month: 11, day: 3, hour: 19))
+        #expect(CalendarTime.utc(Local(year: 2026, month: 11, day: 3)).wallClock(in: "Mars/Olympus_Mons") == nil)
+    }
+
+    @Test func durationsAndRulesAreChecked() {
+        #expect(CalendarValueParser.duration("PT1H30M")! == (0, 5400))
+        #expect(CalendarValueParser.duration("P2W")! == (14, 0))
+        #expect(CalendarValueParser.duration("P1DT2H")! == (1, 7200))
+        #expect(CalendarValueParser.duration("-PT15M")! == (0, -900))
+        for bad in ["", "P", "PT", "1H", "PT1D", "P1H", "PT1H30"] { #expect(CalendarValueParser.duration(bad) == nil, "\(bad)") }
+        #expect(RecurrenceRule.problem(in: "FREQ=WEEKLY;WKST=SU;UNTIL=20261216T065959Z;BYDAY=TU") == nil)
+        #expect(RecurrenceRule.problem(in: "FREQ=YEARLY;UNTIL=20300101;BYMONTH=11;BYDAY=1SU") == nil)
+        #expect(RecurrenceRule.problem(in: "FREQ=WEEKLY;FREQ=DAILY") == "FREQ is given twice")
+    }
+
+    // MARK: reading back what the writer wrote
+
+    @Test func theWritersCalendarReadsBackAsTheSameEvents() throws {
+        let weekly = CalendarEvent(
+            uid: "group-cp-small-tue+fall-2026@crubatch.cru.org", summary: "Tuesday; small, group\\",
+            description: "Line one\nLine two", location: "Dexter Lawn, Cal Poly", url: "https://cru.org/g",
+            start: Local(year: 2026, month: 9, day: 29, hour: 19), end: .minutes(90), timeZone: "America/Los_Angeles",
+            recurrence: .weekly(WeeklyRecurrence(on: .tuesday, until: Local(year: 2026, month: 12, day: 8, hour: 23, minute: 59, second: 59))),
+            exceptions: [Local(year: 2026, month: 11, day: 24, hour: 19)], dtstamp: CalendarTests.stamp)
+        let holiday = CalendarEvent(
+            uid: String(repeating: "long-uid-", count: 12), summary: String(repeating: "Thanksgiving é ", count: 8),
+            start: Local(year: 2026, month: 11, day: 25), end: .at(Local(year: 2026, month: 11, day: 28)),
+            timeZone: "America/Los_Angeles", isAllDay: true, recurrence: .rule("FREQ=YEARLY;COUNT=3"), dtstamp: CalendarTests.stamp)
+        let bytes = try ICalendarWriter(name: "Round trip", years: 2026...2026).render([weekly, holiday])
+        let file = try ICalendarFile(bytes: bytes)
+        #expect(file.name == "Round trip")
+        #expect(file.events.count == 2)
+        let (first, second) = (file.events[0], file.events[1])
+        #expect(first.uid?.value == weekly.uid)
+        #expect(first.summary?.value == weekly.summary)
+        #expect(first.description?.value == weekly.description)
+        #expect(first.location?.value == weekly.location)
+        #expect(first.start?.value == .zoned(weekly.start, timeZone: "America/Los_Angeles"))
+        #expect(first.end?.value == .zoned(Local(year: 2026, month: 9, day: 29, hour: 20, minute: 30), timeZone: "America/Los_Angeles"))
+        #expect(first.rule?.value == "FREQ=WEEKLY;BYDAY=TU;UNTIL=20261209T075959Z")
+        #expect(first.exceptions.map(\.value) == [.zoned(Local(year: 2026, month: 11, day: 24, hour: 19), timeZone: "America/Los_Angeles")])
+        #expect(second.uid?.value == holiday.uid)
+        #expect(second.summary?.value == holiday.summary)
+        #expect(second.start?.value == .date(holiday.start))
+        #expect(second.end?.value == .date(Local(year: 2026, month: 11, day: 28)))
+        #expect(second.rule?.value == "FREQ=YEARLY;COUNT=3")
+        #expect(file.events.allSatisfy { $0.problems.isEmpty })
+    }
+}
