@@ -117,13 +117,14 @@ extension Exporter {
             """
     }
 
-    /// The terms of the campuses of a scope, in date order.
+    /// The terms of the campuses of a scope, in date order; archived terms and campuses are left out.
     private func academicTerms(_ scope: ExportScope) throws -> [AcademicTerm] {
+        let current = ["t", "c"].map(Retirement.archive.isCurrent(over:)).joined(separator: " and ")
         let rows = try connection.query("""
             select c.id, c.code, c.name, c.timezone, t.code, t.name, to_char(t.starts_on, 'YYYY-MM-DD'), to_char(t.ends_on, 'YYYY-MM-DD'), t.breaks::text,
                    extract(epoch from t.updated_at)::bigint
             from terms t join campuses c on c.id = t.campus_id
-            where c.id in (select c.id from campuses c left join ministries mi on mi.campus_id = c.id
+            where \(unescaped: current) and c.id in (select c.id from campuses c left join ministries mi on mi.campus_id = c.id
                            left join community_groups g on g.ministry_id = mi.id where \(scope.condition))
             order by t.starts_on, c.code, t.code
             """).rows

@@ -193,5 +193,6 @@ enum KindCatalog {
             ColumnSpec("breaks", .namedPeriods, aliases: ["holidays", "no classes"], insertDefault: "'[]'::jsonb"),
         ],
         rules: [.endAfterStart(start: "starts_on", end: "ends_on"), .periodsWithin("breaks", start: "starts_on", end: "ends_on")],
-        messageKey: "code")
+        messageKey: "code",
+        belongsTo: "campus")
 }
