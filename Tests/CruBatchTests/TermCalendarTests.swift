@@ -105,6 +105,25 @@ struct TermCalendarTests {
         #expect(weekly.count >= 52 && weekly.allSatisfy { $0.weekday == "Mon" && $0.time == "18:30" })
     }
 
+    @Test("terms that --sync archives leave the calendars; undo brings them back")
+    func archivedTerms() throws {
+        let database = try database(terms: try String(contentsOfFile: TermsTests.terms, encoding: .utf8))
+        let fall = try scratch.writeFile("fall.csv", "campus,code,name,starts_on,ends_on\ncalpoly,fall-2026,Fall Quarter 2026,2026-09-24,2026-12-11\n")
+        let sync = try database.run(["import", "terms", fall, "--sync", "--scope", "campus=calpoly", "--format", "json"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let run = try #require(((try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as! [String: Any])["files"]
+            as! [[String: Any]])[0]["run_id"] as? Int)
+        func uids(_ arguments: [String]) throws -> Set<String> {
+            Set(try database.run(["export", "calendar"] + arguments).stdout.split(separator: "\r\n")
+                .filter { $0.hasPrefix("UID:group-cp-small-tue") || $0.hasPrefix("UID:term-calpoly") }.map { String($0.dropFirst(4)) })
+        }
+        #expect(try uids(["--group", "cp-small-tue"]) == ["group-cp-small-tue+fall-2026@crubatch.cru.org"])
+        #expect(try uids(["--campus", "calpoly", "--terms"]).allSatisfy { $0.hasPrefix("term-calpoly+fall-2026+") })
+
+        #expect(try database.run(["undo", String(run)]).status == 0)
+        #expect(try uids(["--group", "cp-small-tue"]).count == 3)
+    }
+
     @Test("calendars are named after their ministry, campus or group")
     func names() throws {
         let database = try LoadedDatabase.get()

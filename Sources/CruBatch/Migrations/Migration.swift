@@ -16,7 +16,7 @@ public struct Migration: Sendable {
     }
 
     /// Every migration, in order.
-    public static let all: [Migration] = [dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms]
+    public static let all: [Migration] = [dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog]
 }
 
 /// A migration as recorded in the database (or not yet applied).
