@@ -123,7 +123,7 @@ struct ImportCommand: ParsableCommand {
 
         With --sync the file is the complete list: rows of its scope that it does not list are archived (kept, but left out of exports, placement and notifications), and a row listed again later is restored. A memberships file is the complete membership of each group it names; its missing rows end (status left). A sync that would archive more than 10% of its scope (and more than 5 rows) is refused unless --max-archive allows it; an empty file never archives anything.
 
-        Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; cancelled events are left out. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
+        Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
 
         Examples:
           crubatch import groups groups.csv --dry-run

@@ -117,6 +117,45 @@ struct CalendarImportTests {
         #expect(try database.run(["export", "events"]).stdout == before)
     }
 
+    @Test("an event the calendar cancels is archived, left out of exports, and back when the calendar lists it again")
+    func cancelledEventsAreArchived() throws {
+        let database = try Self.database()
+        func calendar(_ status: String) throws -> String {
+            try scratch.writeFile("retreat-\(status).ics", """
+                BEGIN:VCALENDAR\r
+                VERSION:2.0\r
+                BEGIN:VEVENT\r
+                UID:winter-retreat@example.org\r
+                SUMMARY:Winter Retreat\r
+                DTSTART;VALUE=DATE:20270115\r
+                DTEND;VALUE=DATE:20270118\r
+                STATUS:\(status)\r
+                END:VEVENT\r
+                END:VCALENDAR\r
+
+                """)
+        }
+        let code = "winter-retreat-example.org-" + String(try database.connect().query(
+            "select encode(sha256('winter-retreat@example.org'::bytea), 'hex')").text!.prefix(8))
+        #expect(try database.run(["import", "events", calendar("CONFIRMED"), "--ministry", "cru-calpoly"]).status == 0)
+        #expect(try database.run(["export", "events"]).stdout.contains(code))
+
+        let cancelled = try database.run(["import", "events", calendar("CANCELLED")])
+        #expect(cancelled.status == 0, "\(cancelled.stderr)")
+        #expect(cancelled.stdout.hasPrefix("events: archived \(code)\n"), "\(cancelled.stdout)")
+        #expect(try database.count("select count(*) from events where code = \(code) and archived_at is not null") == 1)
+        #expect(!(try database.run(["export", "events"]).stdout.contains(code)))
+        #expect(!(try database.run(["export", "calendar", "--ministry", "cru-calpoly"]).stdout.contains("winter-retreat@example.org")))
+        let again = try database.run(["import", "events", calendar("CANCELLED"), "--format", "json"])
+        let file = ((try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as! [String: Any])["files"] as! [[String: Any]])[0]
+        #expect(file["archived"] as? Int == 0, "an archived event is not archived twice: \(file)")
+
+        let listed = try database.run(["import", "events", calendar("CONFIRMED"), "--format", "json"])
+        let restored = ((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as! [String: Any])["files"] as! [[String: Any]])[0]
+        #expect(restored["restored"] as? Int == 1, "\(restored)")
+        #expect(try database.count("select count(*) from events where code = \(code) and archived_at is null") == 1)
+    }
+
     @Test("--campus gives the campus's ministries; a calendar crubatch wrote brings back its events, not its meetings")
     func ownersAndOwnCalendars() throws {
         let database = try TestDatabase(importing: "central-coast")

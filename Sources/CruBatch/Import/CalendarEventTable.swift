@@ -47,8 +47,9 @@ struct CalendarOwner {
 /// - The RRULE is kept as written. EXDATEs, and the occurrences that other VEVENTs of the same UID
 ///   cancel or move (RECURRENCE-ID), become the event's exceptions; a moved occurrence is an event
 ///   of its own, under its UID and original start (`UID/20261020T190000`).
-/// - A cancelled event (STATUS:CANCELLED) is not imported, nor are the meetings and term dates of
-///   a calendar crubatch wrote (they come from groups and terms).
+/// - A cancelled event (STATUS:CANCELLED) is not a row: its code is in `cancelledCodes`, for the
+///   loader to archive the stored event. The meetings and term dates of a calendar crubatch wrote
+///   are not imported either (they come from groups and terms).
 /// - Line breaks in a one-line value (an Apple location's name and address) become ", ".
 ///
 /// Diagnostics name the physical line of the property they concern.
@@ -61,6 +62,8 @@ final class CalendarEventTable: TableReader {
     let sha256Hex: String?
     /// The whole file is read when the table opens.
     var bytesRead: Int { totalBytes }
+    /// The codes of the events the file cancels.
+    private(set) var cancelledCodes: [String] = []
     private var rows: [TableRow] = []
     private var nextIndex = 0
     /// Where each cell of a row (by the row's line) came from: the property and its line.
@@ -117,6 +120,8 @@ final class CalendarEventTable: TableReader {
                 add(event, uid: uid + "/" + recurrenceID.value.text, exceptions: [], zone: zone, owner: owner)
             } else if !event.isCancelled {
                 add(event, uid: uid, exceptions: uid.flatMap { replaced[$0] } ?? [], zone: zone, owner: owner)
+            } else if let uid {
+                cancelledCodes.append(Self.code(forUID: uid))
             }
         }
     }

@@ -11,12 +11,14 @@ public struct KindCounts: Sendable, Equatable {
     /// Archived rows (or ended memberships) that the file listed again.
     public var restored = 0
     public var unchanged = 0
-    /// Rows archived by `--sync` and memberships ended by `--sync` or `--move`.
+    /// Rows archived by `--sync` or cancelled by an iCalendar file, and memberships ended by `--sync`
+    /// or `--move`.
     public var archived = 0
     public var rejected = 0
     public var seconds = 0.0
     public var runID: Int?
-    /// The rows `--sync` archived, or would archive (a dry run, a refusal), by key.
+    /// The rows `--sync` or a calendar's cancellations archived, or would archive (a dry run, a
+    /// refusal), by key.
     public var archivedRows: [String] = []
     /// Why `--sync` refused: nothing was written.
     public var refusal: String?

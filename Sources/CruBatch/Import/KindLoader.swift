@@ -93,6 +93,9 @@ struct KindLoader {
             try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
         try merge(into: &result.counts)
+        if let calendar = table as? CalendarEventTable {
+            try archive(calendar.cancelledCodes, into: &result.counts)
+        }
         if options.move {
             result.counts.archived += try connection.query(MembershipMove.endingOthers(listedIn: spec.resolveSQL)).rows.count
         }
@@ -100,10 +103,21 @@ struct KindLoader {
             let counts = result.counts
             let outcome = try sync.run(on: connection, staged: counts.inserted + counts.updated + counts.restored + counts.unchanged)
             result.counts.archived += outcome.rows.count
-            result.counts.archivedRows = outcome.rows
+            result.counts.archivedRows += outcome.rows
             result.counts.refusal = outcome.refusal
         }
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
+    }
+
+    /// Archives the stored rows with these codes that are current (events a calendar file cancels).
+    private func archive(_ codes: [String], into counts: inout KindCounts) throws {
+        guard let retirement = spec.retirement, !codes.isEmpty else { return }
+        let archived = try connection.query("""
+            update \(unescaped: spec.table) t set \(unescaped: retirement.retire)
+            where t.code = any(\(codes)::text[]) and \(unescaped: retirement.isCurrent(over: "t")) returning t.code
+            """).rows.map { try $0.decode(String.self, 0) }
+        counts.archived += archived.count
+        counts.archivedRows += archived
     }
 
     /// Reads every row, validates it in Swift and COPYs it into the staging table: a rejected row too,
