@@ -15,14 +15,22 @@ public struct Credentials: Sendable {
     public init(in connection: String) {
         let text = Array(connection.utf8)
         let secrets = Self.schemeEnd(text).map { Self.urlSecrets(text, from: $0) } ?? Self.keywordSecrets(text)
-        var forms = Set<[UInt8]>()
-        for secret in secrets {
-            forms.insert(Array(secret.written))
-            forms.insert(secret.value)
-            forms.insert(PercentEncoding.encoded(secret.value, hexDigits: PercentEncoding.upperHex))
-            forms.insert(PercentEncoding.encoded(secret.value, hexDigits: PercentEncoding.lowerHex))
-        }
-        self.forms = forms.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+        self.init(forms: secrets.flatMap { [Array($0.written)] + Self.forms(of: $0.value) })
+    }
+
+    /// One secret known by its value (a password given on its own, not inside a URL).
+    public init(secret: String) {
+        self.init(forms: Self.forms(of: Array(secret.utf8)))
+    }
+
+    private init(forms: [[UInt8]]) {
+        self.forms = Set(forms).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+    }
+
+    /// A secret's value as it is and percent-encoded with either case of hex digits.
+    private static func forms(of value: [UInt8]) -> [[UInt8]] {
+        [value, PercentEncoding.encoded(value, hexDigits: PercentEncoding.upperHex),
+         PercentEncoding.encoded(value, hexDigits: PercentEncoding.lowerHex)]
     }
 
     /// `text` (a message, or the connection string itself) with every secret replaced by `***`.

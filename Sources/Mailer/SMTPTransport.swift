@@ -1,4 +1,5 @@
 import CLibCurl
+import Credentials
 import Foundation
 
 /// libcurl's process-wide setup, done once, on first use, by whichever thread gets there first.
@@ -211,14 +212,10 @@ public final class SMTPTransport: MailTransport, @unchecked Sendable {
                          step: step, isPermanent: judgement.isPermanent)
     }
 
-    /// `text` without the password (plain or percent-encoded), should anything ever echo it.
+    /// `text` without the password in any form, should anything ever echo it.
     private func scrub(_ text: String) -> String {
-        guard let password = configuration.password, !password.isEmpty else { return text }
-        var result = text.replacingOccurrences(of: password, with: "***")
-        if let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != password {
-            result = result.replacingOccurrences(of: encoded, with: "***")
-        }
-        return result
+        guard let password = configuration.password else { return text }
+        return Credentials(secret: password).scrub(text)
     }
 }
 
