@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
     ],
     targets: [
         // C libraries, wrapped so Swift can call them; they know nothing of Cru.
@@ -34,6 +35,7 @@ let package = Package(
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
+        .target(name: "MessageTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),
 
         // The domain: kinds, validation, import, export, notify, place.
         .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
@@ -58,6 +60,7 @@ let package = Package(
                     dependencies: ["PostgresClient", "Credentials", "CruBatchTestSupport"]),
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "CruBatchTestSupport"]),
+        .testTarget(name: "MessageTemplatesTests", dependencies: ["MessageTemplates", "CruBatchTestSupport"]),
         .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
