@@ -8,12 +8,18 @@ public struct StatusReport: Sendable, CommandReport {
     }
 
     public let tables: [TableCount]
+    /// Notifications per status, every kind together.
     public let notifications: [String: Int]
+    /// Notifications per kind, then per status.
+    public let notificationsByKind: [String: [String: Int]]
     public let deadNotifications: [String]
 
     private enum CodingKeys: String, CodingKey {
-        case tables, notifications, deadNotifications
+        case tables, notifications, notificationsByKind, deadNotifications
     }
+
+    /// The statuses of a notification, in the order `status` lists them.
+    static let notificationStatuses = ["pending", "failed", "sent", "skipped", "dead", "cancelled", "suppressed"]
 
     public static let tables = [
         "campuses", "ministries", "people", "ministry_teams", "community_groups", "memberships", "events",
@@ -27,15 +33,19 @@ public struct StatusReport: Sendable, CommandReport {
             TableCount(table: try $0.decode(String.self, 0), rows: try $0.decode(Int.self, 1))
         }
         var byStatus: [String: Int] = [:]
-        for row in try connection.query("select status, count(*) from notifications group by status").rows {
-            byStatus[try row.decode(String.self, 0)] = try row.decode(Int.self, 1)
+        var byKind: [String: [String: Int]] = [:]
+        for row in try connection.query("select kind, status, count(*) from notifications group by kind, status").rows {
+            let kind = try row.decode(String.self, 0), status = try row.decode(String.self, 1)
+            let count = try row.decode(Int.self, 2)
+            byStatus[status, default: 0] += count
+            byKind[kind, default: [:]][status] = count
         }
         let dead = try connection.query("""
             select n.id || ': to ' || p.email || ' after ' || n.attempts || ' attempts: ' || coalesce(n.last_error, '')
             from notifications n join people p on p.id = n.recipient_id
             where n.status = 'dead' order by n.id limit 20
             """).rows.map { try $0.decode(String.self, 0) }
-        return StatusReport(tables: counts, notifications: byStatus, deadNotifications: dead)
+        return StatusReport(tables: counts, notifications: byStatus, notificationsByKind: byKind, deadNotifications: dead)
     }
 
     /// The report as aligned text for a terminal.
@@ -44,8 +54,11 @@ public struct StatusReport: Sendable, CommandReport {
         for count in tables { table.append([count.table, String(count.rows)]) }
         var lines = table.lines
         lines.append("")
-        let order = ["pending", "failed", "sent", "skipped", "dead", "cancelled"]
+        let order = Self.notificationStatuses
         lines.append("notifications: " + order.map { "\(notifications[$0, default: 0]) \($0)" }.joined(separator: ", "))
+        for (kind, counts) in notificationsByKind.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(kind): " + order.filter { counts[$0] != nil }.map { "\(counts[$0]!) \($0)" }.joined(separator: ", "))
+        }
         for line in deadNotifications { lines.append("  dead \(line)") }
         return lines.joined(separator: "\n")
     }

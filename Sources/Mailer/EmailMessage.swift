@@ -6,6 +6,8 @@ public struct EmailMessage: Sendable {
     public var from: EmailAddress
     /// The recipients (the To header and the SMTP envelope recipients).
     public var to: [EmailAddress]
+    /// Where replies go (the Reply-To header), when not to the sender.
+    public var replyTo: [EmailAddress]
     /// The subject, any Unicode text (encoded as RFC 2047 words when it is not ASCII).
     public var subject: String
     /// The body, plain text; any line breaks (LF, CRLF or CR) are sent as CRLF.
@@ -16,14 +18,16 @@ public struct EmailMessage: Sendable {
     /// The Date header.
     public var date: Date
     /// More headers, as (name, value), rendered after the standard ones. A header that the message
-    /// writes itself (Date, From, To, Subject, Message-ID, MIME-Version, Content-*) is ignored here.
+    /// writes itself (Date, From, To, Reply-To, Subject, Message-ID, MIME-Version, Content-*) is
+    /// ignored here.
     public var extraHeaders: [(String, String)]
 
     /// A message; `date` defaults to now.
-    public init(from: EmailAddress, to: [EmailAddress], subject: String, body: String, messageID: String,
-                date: Date = Date(), extraHeaders: [(String, String)] = []) {
+    public init(from: EmailAddress, to: [EmailAddress], replyTo: [EmailAddress] = [], subject: String, body: String,
+                messageID: String, date: Date = Date(), extraHeaders: [(String, String)] = []) {
         self.from = from
         self.to = to
+        self.replyTo = replyTo
         self.subject = subject
         self.body = body
         self.messageID = messageID
@@ -33,7 +37,7 @@ public struct EmailMessage: Sendable {
 
     /// The headers written by `rendered()` itself, lowercased.
     static let standardHeaders: Set<String> = [
-        "date", "from", "to", "subject", "message-id", "mime-version",
+        "date", "from", "to", "reply-to", "subject", "message-id", "mime-version",
         "content-type", "content-transfer-encoding",
     ]
 
@@ -50,6 +54,7 @@ public struct EmailMessage: Sendable {
             "Date: " + MailEncoding.rfc5322Date(date),
             MailEncoding.fold("From", tokens: [from.rendered], separator: ", "),
             MailEncoding.fold("To", tokens: to.map(\.rendered), separator: ", "),
+        ] + (replyTo.isEmpty ? [] : [MailEncoding.fold("Reply-To", tokens: replyTo.map(\.rendered), separator: ", ")]) + [
             MailEncoding.unstructuredHeader("Subject", subject),
             "Message-ID: <\(cleanMessageID)>",
             "MIME-Version: 1.0",
@@ -66,7 +71,18 @@ public struct EmailMessage: Sendable {
         return headers
     }
 
-    /// The whole message as RFC 5322 bytes with CRLF line ends: headers (Date, From, To, Subject,
+    /// The message as people read it in a mail program: the headers that matter decoded, then the
+    /// body as written (no transfer encoding), LF line ends.
+    public var readable: String {
+        var lines = ["From: \(from)", "To: " + to.map(\.description).joined(separator: ", ")]
+        if !replyTo.isEmpty { lines.append("Reply-To: " + replyTo.map(\.description).joined(separator: ", ")) }
+        lines += ["Subject: " + MailEncoding.singleLine(subject), "Date: " + MailEncoding.rfc5322Date(date),
+                  "Message-ID: <\(cleanMessageID)>", ""]
+        let body = body.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        return lines.joined(separator: "\n") + "\n" + body + (body.hasSuffix("\n") ? "" : "\n")
+    }
+
+    /// The whole message as RFC 5322 bytes with CRLF line ends: headers (Date, From, To, Reply-To, Subject,
     /// Message-ID, MIME-Version, Content-Type text/plain UTF-8, Content-Transfer-Encoding
     /// quoted-printable, then the extra headers), a blank line and the quoted-printable body. No
     /// line is longer than 998 octets. Dot-stuffing is left to the SMTP client (libcurl does it).

@@ -7,9 +7,9 @@ public protocol MailTransport {
     func send(_ message: EmailMessage) throws(MailError)
 }
 
-/// A transport that does not send anything: it writes each rendered message (CRLF line ends, as it
-/// would go over SMTP) to a file handle or a closure, messages separated by a line of dashes.
-/// For `--transport stdout` previews. Safe to share between threads.
+/// A transport that does not send anything: it writes each message as people read it
+/// (`EmailMessage.readable`: headers and body decoded) to a file handle or a closure, messages
+/// separated by a line of dashes. For `--transport stdout` previews. Safe to share between threads.
 public final class StdoutTransport: MailTransport, @unchecked Sendable {
     /// The line written between two messages (without its line end).
     public static let separator = String(repeating: "-", count: 76)
@@ -23,8 +23,8 @@ public final class StdoutTransport: MailTransport, @unchecked Sendable {
         self.init { bytes in fileHandle.write(Data(bytes)) }
     }
 
-    /// A transport handing each message's bytes (with the separator line before every message but
-    /// the first) to `write`.
+    /// A transport handing each message's readable text as UTF-8 (with the separator line before
+    /// every message but the first) to `write`.
     public init(write: @escaping @Sendable ([UInt8]) -> Void) {
         self.write = write
     }
@@ -34,14 +34,11 @@ public final class StdoutTransport: MailTransport, @unchecked Sendable {
         lock.withLock { count }
     }
 
-    /// Writes the rendered message.
+    /// Writes the readable message.
     public func send(_ message: EmailMessage) throws(MailError) {
-        let rendered = message.rendered()
+        let text = message.readable
         lock.withLock {
-            var bytes: [UInt8] = []
-            if count > 0 { bytes += Array(Self.separator.utf8) + MailEncoding.crlf }
-            bytes += rendered
-            write(bytes)
+            write(Array(((count > 0 ? Self.separator + "\n" : "") + text).utf8))
             count += 1
         }
     }

@@ -123,6 +123,8 @@ struct ImportCommand: ParsableCommand {
 
         With --sync the file is the complete list: rows of its scope that it does not list are archived (kept, but left out of exports, placement and notifications), and a row listed again later is restored. A memberships file is the complete membership of each group it names; its missing rows end (status left). A sync that would archive more than 10% of its scope (and more than 5 rows) is refused unless --max-archive allows it; an empty file never archives anything.
 
+        Every new membership queues a "joined" message to each leader of its group (and, with --welcome, a welcome to the student); a membership that ends queues "left". `crubatch notify` sends them. --no-notify records them as suppressed instead, so loading years of existing memberships emails nobody.
+
         Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
 
         Examples:
@@ -135,6 +137,8 @@ struct ImportCommand: ParsableCommand {
           crubatch import students fall-signups.xlsx --sheet "Cal Poly"
           crubatch import groups cuesta-groups.csv --sync --scope campus=cuesta --dry-run
           crubatch import memberships moves.csv --move
+          crubatch import memberships fall.csv --welcome      new members get a welcome email too
+          crubatch import --dir last-year --no-notify           backfill: nobody is emailed about old joins
           crubatch import events calendar.ics --ministry cru-calpoly
 
         Exit codes: 0 loaded; 1 rows rejected or sync refused; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
@@ -175,6 +179,13 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Memberships: a student put in a group leaves their other groups of the same ministry.")
     var move = false
 
+    @Flag(name: .customLong("no-notify"),
+          help: "Record the load's joins and leaves without telling anyone: their notifications are suppressed, never sent (a backfill).")
+    var noNotify = false
+
+    @Flag(help: "Memberships: also email each new member a welcome with the group's meeting and its leaders' contacts.")
+    var welcome = false
+
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
     @OptionGroup var output: OutputOptions
@@ -198,6 +209,10 @@ struct ImportCommand: ParsableCommand {
         if move && (input.kind != .memberships || input.dir != nil || !input.files.isEmpty) {
             throw ValidationError("--move applies to one memberships file: crubatch import memberships FILE --move")
         }
+        if welcome && noNotify { throw ValidationError("--welcome sends welcomes, --no-notify sends nothing: give one of them") }
+        if welcome, let kind = input.kind, kind != .memberships {
+            throw ValidationError("--welcome applies to memberships: crubatch import memberships FILE --welcome")
+        }
     }
 
     func run() throws {
@@ -212,6 +227,7 @@ struct ImportCommand: ParsableCommand {
         if sync { options.sync = scope.flatMap(SyncScope.init(argument:)) ?? .everything }
         if let limit = maxArchive.flatMap(ArchiveLimit.init(argument:)) { options.maxArchive = limit }
         options.move = move
+        options.messages = JoinMessages(notify: !noNotify, welcome: welcome)
         owner.apply(to: &options)
         try read.apply(to: &options)
         let console = output.console("import")

@@ -21,29 +21,48 @@ private func installStopHandlers() {
 struct NotifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notify",
-        abstract: "Email group leaders about students who joined their groups (each join once).",
+        abstract: "Email students and group leaders what changed for them (each message once).",
         discussion: """
-        Every new membership (from the app, import or place) queues one notification per leader of the group. notify sends the due ones, marks each sent as it goes, retries failures with exponential backoff and jitter, and marks a notification dead after --max-attempts.
+        Messages wait in one outbox, each of a kind: joined (to each leader of the group, whoever added the member: the app, import or place), welcome (to a student placed by place, or added by import memberships --welcome: the group, when and where it meets, its leaders' names, emails and phones), left (to each leader, when a membership ends). A leader's message replies to the student; a student's to their first leader.
+
+        notify sends the due ones, marks each sent as it goes, retries failures with exponential backoff and jitter, and marks a notification dead after --max-attempts. A leader with more than --digest-over messages due gets them as one digest.
 
         SMTP: --smtp-url or CRUBATCH_SMTP_URL, e.g. smtp://user:pass@mail.example.org:587 (STARTTLS when offered; ?tls=require to insist), smtps://user:pass@mail.example.org (TLS).
 
         Examples:
-          crubatch notify --transport stdout        preview, changes nothing
+          crubatch notify --transport stdout        preview every due message, decoded; changes nothing
+          crubatch notify --preview welcome         one welcome from real data, as it would be sent
           crubatch notify --digest                  one message per leader
+          crubatch notify --now                     also send what waits for its retry backoff
+          crubatch notify --requeue dead --since 2026-11-20    try the dead ones again (then run notify)
           crubatch notify --watch                   stay up, woken by new joins; stop with SIGTERM
           crubatch notify --quiet                   for cron: silent unless something fails
 
-        A failure that concerns one message (a recipient or the content refused) is that message's alone: notify goes on with the next. A failure of the server or of the login stops the run, and so do \(Notifier.consecutiveFailureLimit) failed messages in a row; the notifications left are postponed without counting an attempt.
+        A failure that concerns one message (a recipient or the content refused) is that message's alone: notify goes on with the next. A failure of the server or of the login stops the run, and so do \(Notifier.consecutiveFailureLimit) failed messages in a row; the notifications left are postponed without counting an attempt, and notify says when the next retry is due.
 
-        Exit codes: 0 delivered; 1 some refused or dead; 69 database or mail server unavailable (or \(Notifier.consecutiveFailureLimit) messages in a row failed); 78 the mail server refused the login.
+        Exit codes: 0 delivered; 1 some refused or dead, or nothing to preview; 69 database or mail server unavailable (or \(Notifier.consecutiveFailureLimit) messages in a row failed); 78 the mail server refused the login.
         """
     )
 
     @Flag(help: "Stay up, woken by new joins (LISTEN/NOTIFY) and due retries; stop cleanly on SIGINT/SIGTERM.")
     var watch = false
-    @Flag(help: "One message per leader listing all their new members.")
-    var digest = false
-    @Option(help: "smtp, or stdout to preview the messages without sending or marking anything.")
+    @Flag(inversion: .prefixedNo,
+          help: "One message per leader listing all their news (--no-digest: never; default: past --digest-over).")
+    var digest: Bool?
+    @Option(help: ArgumentHelp("A leader with more than N messages due gets them as one digest.", valueName: "N"))
+    var digestOver = 3
+    @Flag(help: "Also send the pending messages still waiting for their retry backoff.")
+    var now = false
+    @Option(help: ArgumentHelp("Put failed or dead notifications back to pending (attempts reset), report how many, send nothing.",
+                               valueName: "failed|dead"))
+    var requeue: RequeueReport.Status?
+    @Option(help: ArgumentHelp("With --requeue: only those that failed or died since DATE (YYYY-MM-DD or YYYY-MM-DD HH:MM, local time).",
+                               valueName: "DATE"))
+    var since: String?
+    @Option(help: ArgumentHelp("Print one message of KIND (\(Notifier.kindNames)) rendered from real data: a pending one, else the most recent. Changes nothing.",
+                               valueName: "KIND"))
+    var preview: String?
+    @Option(help: "smtp, or stdout to preview the due messages, decoded, without sending or marking anything.")
     var transport: TransportChoice = .smtp
     @Option(name: .customLong("smtp-url"), help: "smtp://user:pass@host:587 or smtps://... (default: CRUBATCH_SMTP_URL).")
     var smtpURL: String?
@@ -63,20 +82,47 @@ struct NotifyCommand: ParsableCommand {
     func validate() throws {
         if maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
         if retryBase <= 0 || poll <= 0 { throw ValidationError("--retry-base and --poll must be positive") }
+        if digestOver < 0 { throw ValidationError("--digest-over must be 0 or more") }
         if watch && transport == .stdout { throw ValidationError("--watch needs --transport smtp") }
+        if since != nil && requeue == nil { throw ValidationError("--since goes with --requeue") }
+        if requeue != nil && (watch || preview != nil) { throw ValidationError("--requeue only requeues: run notify again to send") }
+        if preview != nil && watch { throw ValidationError("--preview prints one message: not with --watch") }
+        _ = try sinceDate()
+    }
+
+    /// `--since` as a point in time: a local date's start, or a local date and time.
+    func sinceDate() throws -> Date? {
+        guard let since else { return nil }
+        let text = since.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "T", with: " ")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        for format in ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        throw ValidationError("--since takes YYYY-MM-DD or YYYY-MM-DD HH:MM (got \"\(since)\")")
     }
 
     func run() throws {
         let console = output.console("notify")
         try console.run {
+            if let requeue {
+                return console.finish(try RequeueReport.requeue(requeue, since: try sinceDate(), connection: database.connect()))
+            }
             let environment = ProcessInfo.processInfo.environment
             var options = NotifyOptions()
             options.digest = digest
+            options.digestOver = digestOver
+            options.ignoreBackoff = now
             options.maxAttempts = maxAttempts
             options.retryBase = retryBase
-            options.preview = transport == .stdout
+            options.preview = transport == .stdout || preview != nil
             if let sender = from ?? environment["CRUBATCH_FROM"] {
                 do { options.from = try EmailAddress.parse(sender) } catch { throw CruBatchError.usage("--from: \(error)") }
+            }
+            if let preview {
+                let notifier = try Notifier(connection: try database.connect(), transport: StdoutTransport(), options: options)
+                return console.finish(MessagePreview(try notifier.preview(kind: preview)))
             }
             let mailTransport: MailTransport
             switch transport {
@@ -102,10 +148,10 @@ struct NotifyCommand: ParsableCommand {
             let status = summary.exitStatus
             // The text summary goes to stderr: stdout carries the messages of a preview.
             if console.json { return console.finish(summary, status: status) }
-            if !(console.quiet && status == .ok) {
-                printError("notify: \(summary.text)\(options.preview ? " (preview: nothing marked)" : "")")
-            }
+            if !(console.quiet && status == .ok) { printError("notify: \(summary.text)") }
             return status
         }
     }
 }
+
+extension RequeueReport.Status: ExpressibleByArgument {}

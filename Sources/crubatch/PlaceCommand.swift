@@ -10,7 +10,7 @@ struct PlaceCommand: ParsableCommand {
         discussion: """
         FILE is a questionnaire export (e.g. Google Forms): timestamp, name (or first and last name), email, phone, sex, school year, campus, ministries (several, separated by , or ;) and availability, free text such as "Mon evening; Tue 7-9pm; Thursday after 6". Long question titles such as "When are you free to meet each week?" are recognised; map others with --map.
 
-        Each answer, in file order, in one transaction: the student is saved (matched on email) with the chosen ministries, then placed in a group of those ministries on that campus that admits the student's sex and school year, meets for the whole meeting (90 minutes) inside the availability, and has room. The group with the fewest members wins (then the earliest meeting, Monday first, then the code). A student already in a group of a chosen ministry is not placed again, so re-running a file is safe. The leaders are told by `crubatch notify`.
+        Each answer, in file order, in one transaction: the student is saved (matched on email) with the chosen ministries, then placed in a group of those ministries on that campus that admits the student's sex and school year, meets for the whole meeting (90 minutes) inside the availability, and has room. The group with the fewest members wins (then the earliest meeting, Monday first, then the code). A student already in a group of a chosen ministry is not placed again, so re-running a file is safe. Each student placed is sent a welcome (the group, when and where it meets, each leader's name, email and phone) and each leader a "joined" message, by `crubatch notify`; --no-welcome leaves the welcomes out, --no-notify records every message as suppressed (never sent).
 
         Campus and ministries are read by code or name as import reads them: "Cal Poly", "Cal Poly SLO", "Cru" (the Cru ministry of the student's campus). A student whose sex is not given ("Prefer not to say") fits mixed groups only; one whose year is not known ("Transfer", "Class of 2028") fits groups open to every year only.
 
@@ -18,6 +18,7 @@ struct PlaceCommand: ParsableCommand {
 
         Examples:
           crubatch place answers.csv --dry-run
+          crubatch place answers.csv --no-welcome     leaders are told, students are not emailed
           crubatch place answers.csv --format csv > placements.csv
           crubatch place form.csv --map availability="When can you meet?"
           crubatch place "Get Involved (Responses).xlsx" --sheet "Form Responses 1"
@@ -49,6 +50,12 @@ struct PlaceCommand: ParsableCommand {
     @Option(help: "Text encoding of the file: utf-8 or windows-1252.")
     var encoding: String = "utf-8"
 
+    @Flag(name: .customLong("no-welcome"), help: "Do not email the students placed a welcome (their leaders are still told).")
+    var noWelcome = false
+
+    @Flag(name: .customLong("no-notify"), help: "Tell nobody: the run's messages are recorded as suppressed, never sent.")
+    var noNotify = false
+
     @OptionGroup var database: DatabaseOptions
 
     enum PlaceFormat: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
@@ -71,6 +78,7 @@ struct PlaceCommand: ParsableCommand {
         options.columnMap = try columnMap()
         options.encoding = TextEncoding(rawValue: encoding.lowercased()) ?? .utf8
         options.sheet = sheet
+        options.messages = JoinMessages(notify: !noNotify, welcome: !noWelcome)
         let console = Console(command: "place", quiet: quiet, json: format == .json)
         try console.run {
             let report = try Placer(options: options).run(path: file, connect: database.connect)

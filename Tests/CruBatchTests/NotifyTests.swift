@@ -54,7 +54,7 @@ struct NotifyTests {
     func tenJoinsTwentyMessages() throws {
         let (database, emails) = try databaseWithJoins(10)
         #expect(try database.count("select count(*) from notifications where status = 'pending'") == 20)
-        let first = try notify(database)
+        let first = try notify(database, ["--no-digest"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("sent 20"))
         let messages = try MailSink.messages(for: database)
@@ -66,7 +66,7 @@ struct NotifyTests {
                 let others = emails.filter { $0 != email && message.body.contains($0) }
                 #expect(others.isEmpty, "a message about \(email) mentions \(others)")
                 #expect(message.body.contains("Notify Test Group"))
-                #expect(message.body.contains("Phone:       +1805555"))
+                #expect(message.body.contains("Phone:       (805) 555-1"))
             }
         }
         let leaders = Set(messages.compactMap { $0.raw("To") })
@@ -102,7 +102,7 @@ struct NotifyTests {
             """)
         #expect(try database.count("select count(*) from notifications where status = 'pending'") == 1000)
         let url = try MailSink.url()
-        let notifiers = try (0..<2).map { _ in try database.start(["notify", "--smtp-url", url]) }
+        let notifiers = try (0..<2).map { _ in try database.start(["notify", "--no-digest", "--smtp-url", url]) }
         for notifier in notifiers {
             #expect(try notifier.finish().status == 0)
         }
@@ -193,7 +193,7 @@ struct NotifyTests {
     func consecutiveFailuresStopTheRun() throws {
         let (database, _) = try databaseWithJoins(7, leaders: 1)
         let server = try FaultySMTPServer([.init(.rcpt, .reply("451 4.7.1 greylisted, try again later"))])
-        let result = try notify(database, [], smtp: server.url())
+        let result = try notify(database, ["--no-digest"], smtp: server.url())
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("5 messages in a row failed"))
         #expect(result.stderr.contains("greylisted"))
@@ -206,7 +206,7 @@ struct NotifyTests {
     func oneConnectionPerRun() throws {
         let (database, _) = try databaseWithJoins(4, leaders: 1)
         let server = try FaultySMTPServer()
-        let result = try notify(database, [], smtp: server.url())
+        let result = try notify(database, ["--no-digest"], smtp: server.url())
         #expect(result.status == 0, "\(result.stderr)")
         #expect(server.acceptedMessages.count == 4)
         #expect(server.connectionCount == 1)

@@ -79,8 +79,17 @@ struct RenderingTests {
         let mail = ParsedMail(Self.message(extraHeaders: [("Subject", "other"), ("Reply-To", "pat@example.edu"),
                                                           ("X-Zoë", "Zoë")]).rendered())
         #expect(mail.headers.filter { $0.0 == "Subject" }.count == 1)
-        #expect(mail.raw("Reply-To") == "pat@example.edu")
+        #expect(mail.raw("Reply-To") == nil, "Reply-To is the message's own header")
         #expect(mail.header("X-Zo") == "Zoë", "a non-ASCII header name is reduced to ASCII, its value encoded")
+    }
+
+    @Test func replyToIsAnAddressHeaderAfterTo() throws {
+        var message = Self.message()
+        message.replyTo = [EmailAddress("zoe@example.edu", name: "Zoë Park")]
+        let mail = ParsedMail(message.rendered())
+        #expect(mail.headers.map(\.0).prefix(5) == ["Date", "From", "To", "Reply-To", "Subject"])
+        #expect(mail.raw("Reply-To") == "=?UTF-8?B?" + Data("Zoë Park".utf8).base64EncodedString() + "?= <zoe@example.edu>")
+        #expect(message.readable.contains("\nReply-To: Zoë Park <zoe@example.edu>\n"))
     }
 
     @Test func messageIDIsInAngleBrackets() {

@@ -104,7 +104,7 @@ struct SMTPTests {
 
 @Suite("Previewing on standard output")
 struct StdoutTransportTests {
-    @Test func writesEachRenderedMessageSeparatedByALine() throws {
+    @Test func writesEachReadableMessageSeparatedByALine() throws {
         let sink = ByteSink()
         let transport = StdoutTransport { sink.append($0) }
         let first = EmailMessage(from: EmailAddress("noreply@crubatch.test"), to: [EmailAddress("a@example.edu")],
@@ -113,9 +113,12 @@ struct StdoutTransportTests {
         second.messageID = "two@crubatch"
         second.body = "Second."
         try transport.send(first)
-        #expect(sink.bytes == first.rendered())
+        #expect(sink.bytes == Array(first.readable.utf8))
         try transport.send(second)
-        #expect(sink.bytes == first.rendered() + Array((StdoutTransport.separator + "\r\n").utf8) + second.rendered())
+        #expect(sink.bytes == Array((first.readable + StdoutTransport.separator + "\n" + second.readable).utf8))
+        let text = String(decoding: sink.bytes, as: UTF8.self)
+        #expect(text.contains("Subject: Zoë joined\n"), "the subject is decoded")
+        #expect(!text.contains("=?UTF-8?") && !text.contains("\r"))
         #expect(transport.sentCount == 2)
     }
 
@@ -127,7 +130,7 @@ struct StdoutTransportTests {
             let message = RenderingTests.message()
             try StdoutTransport(fileHandle: handle).send(message)
             try handle.close()
-            #expect(FileManager.default.contents(atPath: path) == Data(message.rendered()))
+            #expect(FileManager.default.contents(atPath: path) == Data(message.readable.utf8))
         }
     }
 }

@@ -68,7 +68,7 @@ struct PeopleRoster {
                 from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = \(id) order by gl.position, l.email
                 """).rows.map { row in
                     Leader(name: try row.decode(String.self, 0), email: try row.decode(String.self, 1),
-                           phone: phoneText(try row.decode(String?.self, 2)))
+                           phone: PeopleText.phone(try row.decode(String?.self, 2)))
                 }
             let members = try connection.query("""
                 select p.first_name, p.last_name, p.email, p.phone, p.school_year,
@@ -78,42 +78,22 @@ struct PeopleRoster {
                 order by p.last_name, p.first_name, p.email
                 """).rows.map { row in
                     Member(firstName: try row.decode(String.self, 0), lastName: try row.decode(String.self, 1),
-                           email: try row.decode(String.self, 2), phone: phoneText(try row.decode(String?.self, 3)),
+                           email: try row.decode(String.self, 2), phone: PeopleText.phone(try row.decode(String?.self, 3)),
                            year: yearText(try row.decode(Int?.self, 4)), joined: calendarDay(try row.decode(String.self, 5)))
                 }
             try body(PeopleRoster(
                 code: try group.decode(String.self, 1), name: try group.decode(String.self, 2),
                 ministry: try group.decode(String.self, 3),
-                meeting: meetingText(day: try group.decode(String?.self, 4), time: try group.decode(String?.self, 5),
+                meeting: PeopleText.meeting(day: try group.decode(String?.self, 4), time: try group.decode(String?.self, 5),
                                      location: try group.decode(String?.self, 6)),
                 leaders: leaders, members: members))
         }
     }
 
-    /// A stored E.164 phone as people write it: US numbers in national format (`(805) 555-0203`,
-    /// `(805) 555-0203 ext. 12`), others as stored (`+44...`).
-    static func phoneText(_ stored: String?) -> String {
-        guard let stored else { return "" }
-        let parts = stored.split(separator: ";", maxSplits: 1)
-        let number = parts.first.map(String.init) ?? stored
-        let extensionText = parts.count > 1 && parts[1].hasPrefix("ext=") ? " ext. " + parts[1].dropFirst(4) : ""
-        let digits = Array(number.dropFirst(2))
-        guard number.hasPrefix("+1"), digits.count == 10, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else {
-            return stored
-        }
-        return "(\(String(digits[0..<3]))) \(String(digits[3..<6]))-\(String(digits[6...]))" + extensionText
-    }
-
     /// 1 Freshman ... 5 Fifth year / graduate.
     static func yearText(_ year: Int?) -> String {
-        guard let name = year.flatMap({ MemberJoined.yearNames[$0] }) else { return "" }
+        guard let name = PeopleText.schoolYear(year) else { return "" }
         return name.prefix(1).uppercased() + name.dropFirst()
-    }
-
-    /// `Tuesdays at 19:00, Dexter Lawn`, with whatever parts are known.
-    static func meetingText(day: String?, time: String?, location: String?) -> String {
-        let when = [day.map { $0 + "s" }, time.map { "at " + $0 }].compactMap { $0 }.joined(separator: " ")
-        return [when, location ?? ""].filter { !$0.isEmpty }.joined(separator: ", ")
     }
 
     private static func calendarDay(_ text: String) -> (year: Int, month: Int, day: Int)? {

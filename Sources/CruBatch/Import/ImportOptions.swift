@@ -46,6 +46,9 @@ public struct ImportOptions: Sendable {
     public var move = false
     /// Whose events an iCalendar file holds (`--campus`, `--ministry`).
     public var eventOwner: EventOwner?
+    /// What new memberships queue: leaders' notifications by default; `--welcome` adds the
+    /// students' welcomes, `--no-notify` records everything as suppressed (a backfill).
+    public var messages = JoinMessages()
 
     public init() {}
 

@@ -135,6 +135,7 @@ public struct Importer {
         var results: [KindLoadResult] = []
         do {
             try connection.execute("begin")
+            try options.messages.apply(on: connection)
             var budget = options.maxErrors ?? Int.max
             for (index, source) in sources.enumerated() {
                 if !runIDs.isEmpty { try runLog.record(as: runIDs[index]) }

@@ -16,7 +16,8 @@ public struct Migration: Sendable {
     }
 
     /// Every migration, in order.
-    public static let all: [Migration] = [dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog]
+    public static let all: [Migration] = [dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog,
+                                          messageKinds]
 }
 
 /// A migration as recorded in the database (or not yet applied).

@@ -4,8 +4,12 @@ import PostgresClient
 
 /// How `notify` delivers.
 public struct NotifyOptions: Sendable {
-    /// One message per leader listing all their pending joins.
-    public var digest = false
+    /// Digests of a recipient's messages (of the kinds that allow them): always (`--digest`),
+    /// never (`--no-digest`), or when the recipient has more than `digestOver` due (nil, the default).
+    public var digest: Bool?
+    public var digestOver = 3
+    /// `--now`: send pending notifications still waiting for their backoff too.
+    public var ignoreBackoff = false
     /// After this many failed attempts a notification is `dead`.
     public var maxAttempts = 8
     /// The first retry waits this long; each further one twice as long (with ±50% jitter), at most 6 hours.
@@ -17,73 +21,6 @@ public struct NotifyOptions: Sendable {
     public init() {}
 }
 
-/// What one `notify` pass did.
-public struct NotifySummary: Sendable, Equatable, CommandReport {
-    public var sent = 0
-    /// Refused for good by the mail server (a 5xx for this message's recipient or content); not retried.
-    public var failed = 0
-    /// Tried and failed for now: retried later (attempts + 1, next attempt after the backoff).
-    public var retrying = 0
-    public var dead = 0
-    public var skipped = 0
-    /// Due but left for a later run because this one stopped: next attempt after the backoff,
-    /// attempts unchanged (the server never judged them).
-    public var postponed = 0
-    /// Why the run stopped before it tried every due notification, if it did.
-    public var stop: NotifyStop?
-
-    public var text: String {
-        "sent \(sent), failed \(failed), retrying \(retrying), dead \(dead), skipped \(skipped)"
-            + (stop.map { "; stopped, \(postponed) postponed: \($0.message)" } ?? "")
-    }
-
-    /// 0 all delivered; 1 some refused for good or dead; 69 the mail server unavailable or failing
-    /// message after message; 78 the mail settings refused.
-    public var exitStatus: ExitStatus {
-        switch stop?.reason {
-        case .mailSettings: .configuration
-        case .serverUnavailable, .consecutiveFailures: .unavailable
-        case nil: failed + dead > 0 ? .rejected : .ok
-        }
-    }
-}
-
-/// Why a `notify` run stopped before it tried every due notification.
-public struct NotifyStop: Sendable, Equatable, Encodable {
-    /// What stopped the run.
-    public enum Reason: String, Sendable, Encodable {
-        /// The mail server cannot be used now: unreachable, timing out, closing the session,
-        /// refusing the sender, full or over its sending limit.
-        case serverUnavailable = "server-unavailable"
-        /// The mail server refused the login (or demands one that was not given), or a mail setting
-        /// cannot be used: nothing will go until the settings change.
-        case mailSettings = "mail-settings"
-        /// `Notifier.consecutiveFailureLimit` messages in a row failed.
-        case consecutiveFailures = "consecutive-failures"
-    }
-
-    public var reason: Reason
-    /// What went wrong, in the mail server's words.
-    public var message: String
-
-    /// The stop a failed send calls for: none for a failure of that message alone.
-    init?(_ error: MailError) {
-        switch error.scope {
-        case .message: return nil
-        case .session: reason = .serverUnavailable
-        case .credentials, .configuration: reason = .mailSettings
-        }
-        message = error.message
-    }
-
-    /// The stop after `count` failed messages in a row, the last with `error`: none below the limit.
-    init?(failuresInARow count: Int, last error: MailError) {
-        guard count >= Notifier.consecutiveFailureLimit else { return nil }
-        reason = .consecutiveFailures
-        message = "\(count) messages in a row failed, the last: \(error.message)"
-    }
-}
-
 /// Delivers the notifications outbox: claims due rows with `FOR UPDATE SKIP LOCKED` (so several
 /// `notify` processes never send the same row), sends, and marks each row in the same short
 /// transaction, so a crash re-sends at most the message in flight (with the same Message-ID).
@@ -92,10 +29,13 @@ public final class Notifier {
     /// After this many failed messages in a row a run stops, whatever the failures: a server that
     /// refuses everything is not offered every due notification.
     public static let consecutiveFailureLimit = 5
+    /// The kinds of message, as `--preview` takes them: `joined, welcome, left`.
+    public static var kindNames: String { NotificationKind.names }
 
     let connection: PostgresConnection
     let transport: MailTransport
     let options: NotifyOptions
+    let wording = MessageWording()
     /// The database's name, part of every Message-ID.
     let database: String
 
@@ -109,22 +49,25 @@ public final class Notifier {
 
     /// Delivers everything due now; stops early when `shouldStop` says so, when a failure concerns
     /// more than its message (the server, the login), or after `consecutiveFailureLimit` failures
-    /// in a row. A stopped run postpones the notifications it did not get to.
+    /// in a row. A stopped run postpones the notifications it did not get to. The summary says
+    /// when the next of those left waiting falls due.
     public func deliverDue(shouldStop: () -> Bool = { false }) throws -> NotifySummary {
         var summary = NotifySummary()
+        summary.preview = options.preview
         var failuresInARow = 0
         var previewed = Set<Int>()
         while !shouldStop() && summary.stop == nil {
             let handled = try connection.transaction { () throws -> Bool in
                 let claimed = try claim(excluding: previewed)
-                guard !claimed.isEmpty else { return false }
+                guard !claimed.ids.isEmpty else { return false }
                 try deliver(claimed, summary: &summary, failuresInARow: &failuresInARow)
-                if options.preview { previewed.formUnion(claimed.map(\.notificationID)) }
+                if options.preview { previewed.formUnion(claimed.ids) }
                 return true
             }
             if !handled { break }
         }
         if let stop = summary.stop, !options.preview { summary.postponed = try postponeDue(because: stop.message) }
+        try noteNextRetry(in: &summary)
         return summary
     }
 
@@ -134,73 +77,99 @@ public final class Notifier {
         try connection.listen(Self.channel)
         while !shouldStop() {
             let summary = try deliverDue(shouldStop: shouldStop)
-            if summary != NotifySummary() { report(summary) }
-            let wait = try secondsUntilNextDue().map { min(max($0, 0.05), pollInterval) } ?? pollInterval
+            if summary.didAnything { report(summary) }
+            let wait = summary.nextRetryInSeconds.map { min(max(Double($0), 0.05), pollInterval) } ?? pollInterval
             _ = try connection.waitForNotifications(timeout: wait)
         }
     }
 
-    private func secondsUntilNextDue() throws -> Double? {
-        try connection.query("""
-            select extract(epoch from min(next_attempt_at) - now()) from notifications where status = 'pending'
-            """).scalar(Double?.self)
-    }
-
-    private static let joinColumns = """
-        select n.id, n.recipient_id, l.first_name, l.email, l.notifications_opt_out,
-               s.first_name || ' ' || s.last_name, s.email, s.phone, s.school_year,
-               g.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location
-        from notifications n
-        join people l on l.id = n.recipient_id
-        join memberships m on m.id = n.membership_id
-        join people s on s.id = m.person_id
-        join community_groups g on g.id = m.group_id
-        """
-
-    private struct Claimed {
-        let join: MemberJoined
-        let optedOut: Bool
-        var notificationID: Int { join.notificationID }
-    }
-
-    /// The notifications due now, as `n`.
-    private static let due: PostgresQuery =
-        "n.status = 'pending' and n.next_attempt_at <= now() and n.membership_id is not null"
-
-    /// Locks the next due notification, or for a digest every due notification of the next leader.
-    private func claim(excluding previewed: Set<Int>) throws -> [Claimed] {
-        let due: PostgresQuery = "\(Self.due) and not n.id = any(\(Array(previewed))::bigint[])"
-        let query: PostgresQuery = options.digest
-            ? """
-              \(unescaped: Self.joinColumns)
-              where \(due) and n.recipient_id = (select n.recipient_id from notifications n where \(due) order by n.id limit 1 for update skip locked)
-              order by n.id for update of n skip locked
-              """
-            : "\(unescaped: Self.joinColumns) where \(due) order by n.id limit 1 for update of n skip locked"
-        return try connection.query(query).rows.map { row in
-            Claimed(join: MemberJoined(
-                notificationID: try row.decode(Int.self, 0), leaderFirstName: try row.decode(String.self, 2),
-                leaderEmail: try row.decode(String.self, 3), studentName: try row.decode(String.self, 5),
-                studentEmail: try row.decode(String.self, 6), studentPhone: try row.decode(String?.self, 7),
-                schoolYear: try row.decode(Int?.self, 8), groupName: try row.decode(String.self, 9),
-                groupDay: try row.decode(String?.self, 10), groupTime: try row.decode(String?.self, 11),
-                groupLocation: try row.decode(String?.self, 12)),
-                optedOut: try row.decode(Bool.self, 4))
+    /// Renders the notification `id` as it would be sent, for `notify --preview`.
+    func message(for id: Int, kind: NotificationKind) throws -> EmailMessage? {
+        try kind.subject.notices([id], connection: connection).first.map {
+            NotificationMessage.single($0, wording: wording, from: options.from, date: Date(), database: database)
         }
     }
 
-    private func deliver(_ claimed: [Claimed], summary: inout NotifySummary, failuresInARow: inout Int) throws {
-        let skipped = claimed.filter(\.optedOut)
+    /// Pending notifications still waiting: how many, and when the first falls due.
+    private func noteNextRetry(in summary: inout NotifySummary) throws {
+        let row = try connection.query("""
+            select count(*), to_char(min(n.next_attempt_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                   ceil(extract(epoch from min(n.next_attempt_at) - clock_timestamp()))::bigint
+            from notifications n where n.status = 'pending' and n.next_attempt_at > clock_timestamp()
+            and \(NotificationKind.sendable)
+            """).rows[0]
+        summary.waiting = try row.decode(Int.self, 0)
+        summary.nextRetryAt = try row.decode(String?.self, 1)
+        summary.nextRetryInSeconds = try row.decode(Int?.self, 2).map { max($0, 0) }
+    }
+
+    /// The notifications, as `n`, due now (with `--now`, every pending one).
+    private var due: PostgresQuery {
+        let timely: PostgresQuery = options.ignoreBackoff ? "true" : "n.next_attempt_at <= now()"
+        return "n.status = 'pending' and \(timely) and \(NotificationKind.sendable)"
+    }
+
+    /// Notifications claimed (locked) for one message or one digest.
+    private struct Claim {
+        var ids: [Int]
+        /// One message listing them all.
+        var digest: Bool
+    }
+
+    /// Locks the next due notification; with the others of its recipient that may share a digest
+    /// when digests are forced or the recipient has more than `digestOver` due.
+    private func claim(excluding previewed: Set<Int>) throws -> Claim {
+        let due: PostgresQuery = "\(due) and not n.id = any(\(Array(previewed))::bigint[])"
+        guard let first = try connection.query("""
+            select n.id, n.kind, n.recipient_id from notifications n where \(due) order by n.id limit 1 for update skip locked
+            """).rows.first else { return Claim(ids: [], digest: false) }
+        let id = try first.decode(Int.self, 0)
+        guard options.digest != false, NotificationKind.named(try first.decode(String.self, 1))?.digestible == true else {
+            return Claim(ids: [id], digest: false)
+        }
+        let digestible = NotificationKind.all.filter(\.digestible).map(\.name)
+        let together: PostgresQuery = "\(due) and n.recipient_id = \(try first.decode(Int.self, 2)) and n.kind = any(\(digestible)::text[])"
+        if options.digest == nil,
+           try connection.query("select count(*) from notifications n where \(together)").scalar(Int.self) <= options.digestOver {
+            return Claim(ids: [id], digest: false)
+        }
+        let ids = try connection.query("select n.id from notifications n where \(together) order by n.id for update skip locked")
+            .rows.map { try $0.decode(Int.self, 0) }
+        return Claim(ids: ids, digest: true)
+    }
+
+    /// The claimed notifications' notices, subject by subject; those whose subject is gone are
+    /// cancelled.
+    private func notices(_ ids: [Int]) throws -> [Notice] {
+        let kinds = try connection.query("select n.kind from notifications n where n.id = any(\(ids)::bigint[])")
+            .rows.compactMap { NotificationKind.named(try $0.decode(String.self, 0)) }
+        var notices: [Notice] = []
+        for subject in NotificationSubject.allCases where kinds.contains(where: { $0.subject == subject }) {
+            notices += try subject.notices(ids, connection: connection)
+        }
+        let gone = Set(ids).subtracting(notices.map(\.id))
+        if !gone.isEmpty && !options.preview {
+            try mark(Array(gone), "status = 'cancelled', last_error = 'what it was about no longer exists'")
+        }
+        return notices.sorted { $0.id < $1.id }
+    }
+
+    private func deliver(_ claim: Claim, summary: inout NotifySummary, failuresInARow: inout Int) throws {
+        let notices = try notices(claim.ids)
+        let skipped = notices.filter(\.optedOut)
         if !skipped.isEmpty && !options.preview {
-            try mark(skipped.map(\.notificationID), "status = 'skipped', last_error = 'leader opted out of notifications'")
+            try mark(skipped.map(\.id), "status = 'skipped', last_error = 'the recipient opted out of notifications'")
         }
         summary.skipped += skipped.count
-        let joins = claimed.filter { !$0.optedOut }.map(\.join)
-        guard !joins.isEmpty else { return }
+        let sending = notices.filter { !$0.optedOut }
+        guard !sending.isEmpty else { return }
         let now = Date()
-        let messages = options.digest
-            ? [(NotificationMessage.digest(joins, from: options.from, date: now, database: database), joins.map(\.notificationID))]
-            : joins.map { (NotificationMessage.single($0, from: options.from, date: now, database: self.database), [$0.notificationID]) }
+        let messages = claim.digest
+            ? [(NotificationMessage.digest(sending, wording: wording, from: options.from, date: now, database: database),
+                sending.map(\.id))]
+            : sending.map {
+                (NotificationMessage.single($0, wording: wording, from: options.from, date: now, database: database), [$0.id])
+            }
         for (message, ids) in messages {
             do throws(MailError) {
                 try transport.send(message)
@@ -212,9 +181,11 @@ public final class Notifier {
                 continue
             }
             failuresInARow = 0
-            if !options.preview {
-                try mark(ids, "status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, message_id = \(message.messageID)")
+            if options.preview {
+                summary.previewed += ids.count
+                continue
             }
+            try mark(ids, "status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, message_id = \(message.messageID)")
             summary.sent += ids.count
         }
     }
@@ -248,7 +219,7 @@ public final class Notifier {
     private func postponeDue(because reason: String) throws -> Int {
         try connection.query("""
             update notifications set last_error = \(reason), next_attempt_at = \(backoff)
-            where id in (select n.id from notifications n where \(Self.due) for update skip locked)
+            where id in (select n.id from notifications n where \(due) for update skip locked)
             """).affectedRows
     }
 
@@ -263,5 +234,23 @@ public final class Notifier {
 
     private func mark(_ ids: [Int], _ assignments: PostgresQuery) throws {
         try connection.query("update notifications set \(assignments) where id = any(\(ids)::bigint[])")
+    }
+}
+
+extension Notifier {
+    /// One message of `kind` rendered from real data, as it would be sent: a pending one, else
+    /// the most recent. Changes nothing.
+    public func preview(kind name: String) throws -> EmailMessage {
+        guard let kind = NotificationKind.named(name) else {
+            throw CruBatchError.usage("--preview takes a kind of message: \(NotificationKind.names) (got \"\(name)\")")
+        }
+        let ids = try connection.query("""
+            select n.id from notifications n where n.kind = \(kind.name) and \(NotificationKind.sendable)
+            order by n.status = 'pending' desc, n.id desc limit 1
+            """).rows.map { try $0.decode(Int.self, 0) }
+        guard let id = ids.first, let message = try message(for: id, kind: kind) else {
+            throw CruBatchError.refused("no \(kind.name) notification to preview: none has been queued yet")
+        }
+        return message
     }
 }

@@ -87,8 +87,10 @@ public struct PlaceReport: Sendable, CommandReport {
         public var membershipsInserted = 0
         /// Memberships ended because their student moved to another group of the same ministry.
         public var membershipsEnded = 0
-        /// Leader notifications the memberships queued (the trigger writes them).
+        /// Notifications the memberships queued (the triggers write them), welcomes included.
         public var notificationsQueued = 0
+        /// Of those, welcomes to the students placed.
+        public var welcomesQueued = 0
     }
 
     public var file: String
@@ -96,6 +98,8 @@ public struct PlaceReport: Sendable, CommandReport {
     /// The run in `import_runs` (kind `place`), for `crubatch runs show` and `crubatch undo`.
     public var runID: Int?
     public var dryRun = false
+    /// `--no-notify`: the notifications queued are recorded as suppressed, never sent.
+    public var notificationsSuppressed = false
     /// The file could not be read at all (exit 65); nothing was written.
     public var unreadable = false
     public var counts = Counts()
@@ -172,8 +176,11 @@ public struct PlaceReport: Sendable, CommandReport {
         if unreadable { return "the file could not be read; nothing was written" }
         let people = "students: \(counts.peopleInserted) new, \(counts.peopleUpdated) updated, \(counts.peopleUnchanged) unchanged"
         let moves = counts.membershipsEnded > 0 ? "\(counts.membershipsEnded) ended by moves, " : ""
+        let leaders = counts.notificationsQueued - counts.welcomesQueued
         let joins = "\(counts.membershipsInserted) membership\(counts.membershipsInserted == 1 ? "" : "s"), \(moves)"
-            + "\(counts.notificationsQueued) leader notification\(counts.notificationsQueued == 1 ? "" : "s") queued"
+            + "\(leaders) leader notification\(leaders == 1 ? "" : "s") and "
+            + "\(counts.welcomesQueued) welcome\(counts.welcomesQueued == 1 ? "" : "s") "
+            + (notificationsSuppressed ? "recorded as suppressed (--no-notify)" : "queued")
         let time = String(format: "%.2f", seconds)
         if dryRun { return "dry run (\(time) s), nothing was written; it would make \(people); \(joins)" }
         return "\(people); \(joins) (\(time) s\(runID.map { ", run \($0)" } ?? ""))"

@@ -13,6 +13,9 @@ public struct PlaceOptions: Sendable {
     public var sheet: String?
     /// The name diagnostics use for the file (default: the path).
     public var displayName: String?
+    /// What the placements queue: leaders' notifications and students' welcomes by default;
+    /// `--no-welcome` leaves the welcomes out, `--no-notify` records everything as suppressed.
+    public var messages = JoinMessages(notify: true, welcome: true)
 
     public init() {}
 }
@@ -33,7 +36,8 @@ public struct PlaceOptions: Sendable {
 ///    unlimited; existing memberships and this run's placements count);
 /// 4. the group with the fewest members wins; ties go to the earliest meeting in the week (Monday
 ///    first, then time), then the code. The membership is inserted with source `place`, status
-///    `active`, and its AFTER INSERT trigger queues the leader notifications.
+///    `active`, and its AFTER INSERT trigger queues the leaders' notifications and the student's
+///    welcome (`PlaceOptions.messages`).
 ///
 /// Archived groups (and those of archived ministries and campuses) take no one, and only current
 /// members (not those who left) fill a group. Each run is recorded in `import_runs` (kind `place`),
@@ -76,12 +80,16 @@ public struct Placer {
                 throw CruBatchError.lockHeld("another crubatch place")
             }
             try runLog.record(as: runID)
+            try options.messages.apply(on: connection)
             try placement.load()
-            let notificationsBefore = try placement.notificationCount()
+            let before = try placement.notificationCount()
             for answer in contents.answers {
                 report.add(try placement.place(answer))
             }
-            report.counts.notificationsQueued = try placement.notificationCount() - notificationsBefore
+            let after = try placement.notificationCount()
+            report.counts.notificationsQueued = after.all - before.all
+            report.counts.welcomesQueued = after.welcomes - before.welcomes
+            report.notificationsSuppressed = !options.messages.notify
             try connection.execute(options.dryRun ? "rollback" : "commit")
         } catch {
             try? connection.execute("rollback")
@@ -258,8 +266,10 @@ struct Placement {
         }
     }
 
-    func notificationCount() throws -> Int {
-        try connection.query("select count(*) from notifications").scalar(Int.self)
+    /// How many notifications there are, and how many of them are welcomes.
+    func notificationCount() throws -> (all: Int, welcomes: Int) {
+        let row = try connection.query("select count(*), count(*) filter (where kind = 'welcome') from notifications").rows[0]
+        return (try row.decode(Int.self, 0), try row.decode(Int.self, 1))
     }
 
     // MARK: One answer
