@@ -39,7 +39,7 @@ let package = Package(
 
         // The domain: kinds, validation, import, export, notify, place.
         .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
-                                                     "PostgresClient", "Mailer", "ICalendar"]),
+                                                     "PostgresClient", "Mailer", "ICalendar", "MessageTemplates"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [

@@ -62,6 +62,9 @@ struct NotifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Print one message of KIND (\(Notifier.kindNames)) rendered from real data: a pending one, else the most recent. Changes nothing.",
                                valueName: "KIND"))
     var preview: String?
+    @Option(help: ArgumentHelp("A folder of templates (joined.mustache, welcome.mustache, left.mustache, digest.mustache) replacing the built-in wording (default: CRUBATCH_TEMPLATES).",
+                               valueName: "DIR"))
+    var templates: String?
     @Option(help: "smtp, or stdout to preview the due messages, decoded, without sending or marking anything.")
     var transport: TransportChoice = .smtp
     @Option(name: .customLong("smtp-url"), help: "smtp://user:pass@host:587 or smtps://... (default: CRUBATCH_SMTP_URL).")
@@ -117,6 +120,9 @@ struct NotifyCommand: ParsableCommand {
             options.maxAttempts = maxAttempts
             options.retryBase = retryBase
             options.preview = transport == .stdout || preview != nil
+            if let folder = templates ?? environment["CRUBATCH_TEMPLATES"], !folder.isEmpty {
+                options.templates = URL(fileURLWithPath: folder)
+            }
             if let sender = from ?? environment["CRUBATCH_FROM"] {
                 do { options.from = try EmailAddress.parse(sender) } catch { throw CruBatchError.usage("--from: \(error)") }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Mailer
+import MessageTemplates
 import PostgresClient
 
 /// A notification with everything its message needs: who receives it, whom replies reach, and
@@ -27,6 +28,17 @@ enum NotificationSubject: String, CaseIterable, Sendable {
         }
     }
 
+    /// The fields a template of a kind about this subject may name.
+    var fields: [String: TemplateSchema.Field] {
+        switch self {
+        case .membership:
+            ["student_name": .value, "student_first_name": .value, "student_email": .value, "student_phone": .value,
+             "school_year": .value, "group_name": .value, "meeting_day": .value, "meeting_time": .value,
+             "location": .value, "meets": .value, "reply_to_name": .value,
+             "leaders": .section(["name": .value, "first_name": .value, "email": .value, "phone": .value])]
+        }
+    }
+
     /// The notices of the notifications `ids` (all about this subject), in id order. A
     /// notification whose subject is gone has none.
     func notices(_ ids: [Int], connection: PostgresConnection) throws -> [Notice] {
@@ -38,8 +50,14 @@ enum NotificationSubject: String, CaseIterable, Sendable {
     /// One contact as the leaders' list of a notice holds it.
     private struct Leader: Decodable {
         let name: String
+        let firstName: String
         let email: String
         let phone: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, email, phone
+            case firstName = "first_name"
+        }
     }
 
     private static func membershipNotices(_ ids: [Int], connection: PostgresConnection) throws -> [Notice] {
@@ -48,7 +66,8 @@ enum NotificationSubject: String, CaseIterable, Sendable {
                    s.first_name, s.first_name || ' ' || s.last_name, s.email, s.phone, s.school_year,
                    g.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location,
                    (select coalesce(json_agg(json_build_object('name', l.first_name || ' ' || l.last_name,
-                                                               'email', l.email, 'phone', l.phone)
+                                                               'first_name', l.first_name, 'email', l.email,
+                                                               'phone', l.phone)
                                              order by gl.position, l.email), '[]')
                     from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = g.id)::text
             from notifications n
@@ -64,28 +83,31 @@ enum NotificationSubject: String, CaseIterable, Sendable {
             let student = EmailAddress(try row.decode(String.self, 8), name: try row.decode(String.self, 7))
             let day = try row.decode(String?.self, 12), time = try row.decode(String?.self, 13)
             let location = try row.decode(String?.self, 14)
+            let replyTo: EmailAddress?
             var fields: [String: Any] = [
-                "first_name": try row.decode(String.self, 2),
                 "student_name": student.name ?? "", "student_first_name": try row.decode(String.self, 6),
                 "student_email": student.address,
                 "group_name": try row.decode(String.self, 11),
                 "leaders": leaders.map { leader -> [String: Any] in
-                    ["name": leader.name, "email": leader.email, "phone": PeopleText.phone(leader.phone)]
-                        .filter { !$0.value.isEmpty }
+                    ["name": leader.name, "first_name": leader.firstName, "email": leader.email,
+                     "phone": PeopleText.phone(leader.phone)].filter { !$0.value.isEmpty }
                 },
             ]
+            switch kind.recipient {
+            case .leader:
+                fields["leader_first_name"] = try row.decode(String.self, 2)
+                replyTo = student
+            case .student:
+                replyTo = leaders.first.map { EmailAddress($0.email, name: $0.name) }
+            }
+            fields["reply_to_name"] = replyTo?.name
             fields["student_phone"] = try row.decode(String?.self, 9).map { PeopleText.phone($0) }
             fields["school_year"] = PeopleText.schoolYear(try row.decode(Int?.self, 10))
-            fields["day"] = day
-            fields["time"] = time
+            fields["meeting_day"] = day
+            fields["meeting_time"] = time
             fields["location"] = location
-            let meeting = PeopleText.meeting(day: day, time: time, location: location)
-            fields["meeting"] = meeting.isEmpty ? nil : meeting
-            let replyTo: EmailAddress?
-            switch kind.replyTo {
-            case .student: replyTo = student
-            case .firstLeader: replyTo = leaders.first.map { EmailAddress($0.email, name: $0.name) }
-            }
+            let meets = PeopleText.meeting(day: day, time: time, location: location)
+            fields["meets"] = meets.isEmpty ? nil : meets
             return Notice(id: try row.decode(Int.self, 0), kind: kind,
                           recipient: EmailAddress(try row.decode(String.self, 4), name: try row.decode(String.self, 3)),
                           optedOut: try row.decode(Bool.self, 5), replyTo: replyTo, fields: fields)

@@ -1,24 +1,31 @@
+import MessageTemplates
 import PostgresClient
 
 /// One kind of message the outbox sends (docs/ARCHITECTURE.md, "The outbox"). Adding a kind is
-/// one declaration here (listed in `all`), its row in `notification_kinds` and what queues it (a
-/// trigger or an insert) in a migration, and its default template.
-struct NotificationKind: Sendable, Hashable {
-    /// Its name in `notification_kinds`, the name of its template, and what `--preview` takes.
+/// one declaration here (listed in `all`) with its default template, and in a migration its row in
+/// `notification_kinds` and what queues it (a trigger or an insert).
+struct NotificationKind: Sendable {
+    /// Its name in `notification_kinds`, its template's name, and what `--preview` takes.
     let name: String
     /// What its notifications are about, which says how their facts are read.
     let subject: NotificationSubject
-    /// Who replies reach: the person the message is about for a leader's, the first leader for a student's.
-    let replyTo: ReplyTarget
+    /// Who receives it, which says whom replies reach: a leader's message replies to the student,
+    /// a student's to their first leader.
+    let recipient: NotificationRecipient
     /// Whether a recipient's messages of this kind may go as one digest.
     let digestible: Bool
+    /// The compiled-in template (`DefaultTemplates`).
+    let template: String
 
     /// A student joined a group: to each of its leaders.
-    static let joined = NotificationKind(name: "joined", subject: .membership, replyTo: .student, digestible: true)
+    static let joined = NotificationKind(name: "joined", subject: .membership, recipient: .leader, digestible: true,
+                                         template: DefaultTemplates.joined)
     /// A student was put in a group: to the student, with when and where it meets and its leaders' contacts.
-    static let welcome = NotificationKind(name: "welcome", subject: .membership, replyTo: .firstLeader, digestible: false)
+    static let welcome = NotificationKind(name: "welcome", subject: .membership, recipient: .student, digestible: false,
+                                          template: DefaultTemplates.welcome)
     /// A student left a group: to each of its leaders.
-    static let left = NotificationKind(name: "left", subject: .membership, replyTo: .student, digestible: true)
+    static let left = NotificationKind(name: "left", subject: .membership, recipient: .leader, digestible: true,
+                                       template: DefaultTemplates.left)
 
     static let all: [NotificationKind] = [joined, welcome, left]
 
@@ -28,6 +35,11 @@ struct NotificationKind: Sendable, Hashable {
 
     /// The names of every kind, as `--preview` lists them.
     static var names: String { all.map(\.name).joined(separator: ", ") }
+
+    /// The fields its template may name: its subject's, and the recipient's first name on a leader's.
+    var fields: [String: TemplateSchema.Field] {
+        recipient == .leader ? subject.fields.merging(["leader_first_name": .value]) { $1 } : subject.fields
+    }
 
     /// The notifications, as `n`, that this crubatch can send: of a kind it knows, whose subject still exists.
     static var sendable: PostgresQuery {
@@ -39,8 +51,14 @@ struct NotificationKind: Sendable, Hashable {
     }
 }
 
-/// Whose address a message's Reply-To header gives.
-enum ReplyTarget: Sendable {
+/// Who receives a kind of message.
+enum NotificationRecipient: Sendable {
+    /// Each leader of the group; replies reach the student the message is about.
+    case leader
+    /// The student; replies reach their first leader.
     case student
-    case firstLeader
+}
+
+extension NotificationKind: Equatable {
+    static func == (a: NotificationKind, b: NotificationKind) -> Bool { a.name == b.name }
 }

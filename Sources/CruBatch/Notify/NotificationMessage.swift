@@ -5,9 +5,9 @@ import Mailer
 enum NotificationMessage {
     /// Message-IDs are `notification-ID.DATABASE@crubatch`: stable for a notification (a re-send after a
     /// crash carries the same one, so mail clients drop the duplicate) and unique across databases.
-    static func single(_ notice: Notice, wording: MessageWording, from: EmailAddress, date: Date,
+    static func single(_ notice: Notice, templates: NotificationTemplates, from: EmailAddress, date: Date,
                        database: String) -> EmailMessage {
-        let text = wording.render(notice.kind.name, notice.fields)
+        let text = templates.render(notice.kind.name, notice.fields)
         return EmailMessage(from: from, to: [notice.recipient], replyTo: notice.replyTo.map { [$0] } ?? [],
                             subject: text.subject, body: text.body,
                             messageID: "notification-\(notice.id).\(database)@crubatch", date: date)
@@ -15,19 +15,11 @@ enum NotificationMessage {
 
     /// One message listing all of `notices` (one recipient's), each kind in its own section. It
     /// has no Reply-To: it is about several people.
-    static func digest(_ notices: [Notice], wording: MessageWording, from: EmailAddress, date: Date,
+    static func digest(_ notices: [Notice], templates: NotificationTemplates, from: EmailAddress, date: Date,
                        database: String) -> EmailMessage {
         let ids = notices.map(\.id)
-        var context: [String: Any] = ["first_name": notices[0].fields["first_name"] ?? "", "count": String(notices.count)]
-        for kind in NotificationKind.all where kind.digestible {
-            let items = notices.filter { $0.kind == kind }.map(\.fields)
-            if !items.isEmpty { context[kind.name] = items }
-        }
-        let text = wording.render(digestTemplate, context)
+        let text = templates.render(NotificationTemplates.digest, NotificationTemplates.digestContext(notices))
         return EmailMessage(from: from, to: [notices[0].recipient], subject: text.subject, body: text.body,
                             messageID: "digest-\(ids.min()!)-\(ids.max()!)-\(ids.count).\(database)@crubatch", date: date)
     }
-
-    /// The name of the digests' template.
-    static let digestTemplate = "digest"
 }

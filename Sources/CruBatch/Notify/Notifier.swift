@@ -8,6 +8,8 @@ public struct NotifyOptions: Sendable {
     /// never (`--no-digest`), or when the recipient has more than `digestOver` due (nil, the default).
     public var digest: Bool?
     public var digestOver = 3
+    /// A folder of templates (`NAME.mustache`) replacing the compiled-in wording (`--templates`).
+    public var templates: URL?
     /// `--now`: send pending notifications still waiting for their backoff too.
     public var ignoreBackoff = false
     /// After this many failed attempts a notification is `dead`.
@@ -35,11 +37,14 @@ public final class Notifier {
     let connection: PostgresConnection
     let transport: MailTransport
     let options: NotifyOptions
-    let wording = MessageWording()
+    let templates: NotificationTemplates
     /// The database's name, part of every Message-ID.
     let database: String
 
+    /// Loads the templates first: a template that cannot be used (`TemplateError`) stops the run
+    /// before anything is claimed.
     public init(connection: PostgresConnection, transport: MailTransport, options: NotifyOptions) throws {
+        templates = try NotificationTemplates(directory: options.templates)
         self.connection = connection
         self.transport = transport
         self.options = options
@@ -86,7 +91,7 @@ public final class Notifier {
     /// Renders the notification `id` as it would be sent, for `notify --preview`.
     func message(for id: Int, kind: NotificationKind) throws -> EmailMessage? {
         try kind.subject.notices([id], connection: connection).first.map {
-            NotificationMessage.single($0, wording: wording, from: options.from, date: Date(), database: database)
+            NotificationMessage.single($0, templates: templates, from: options.from, date: Date(), database: database)
         }
     }
 
@@ -165,10 +170,10 @@ public final class Notifier {
         guard !sending.isEmpty else { return }
         let now = Date()
         let messages = claim.digest
-            ? [(NotificationMessage.digest(sending, wording: wording, from: options.from, date: now, database: database),
+            ? [(NotificationMessage.digest(sending, templates: templates, from: options.from, date: now, database: database),
                 sending.map(\.id))]
             : sending.map {
-                (NotificationMessage.single($0, wording: wording, from: options.from, date: now, database: database), [$0.id])
+                (NotificationMessage.single($0, templates: templates, from: options.from, date: now, database: database), [$0.id])
             }
         for (message, ids) in messages {
             do throws(MailError) {
