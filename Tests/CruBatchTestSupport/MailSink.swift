@@ -20,15 +20,20 @@ public enum MailSink {
 
     /// Every message stored since this test process started whose text contains `text`, parsed.
     public static func messages(containing text: String) throws -> [ParsedMail] {
+        try rawMessages(containing: text).map(ParsedMail.init)
+    }
+
+    /// The same messages as stored, byte for byte (as text), for parsers other than `ParsedMail`.
+    public static func rawMessages(containing text: String) throws -> [String] {
         let mailbox = try mailbox()
         // new/ holds what arrived; cur/ what a mail reader has since looked at.
-        return ["new", "cur"].flatMap { folder -> [ParsedMail] in
+        return ["new", "cur"].flatMap { folder -> [String] in
             let directory = mailbox + "/" + folder
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             return names.filter(isFromThisRun).compactMap { name in
                 guard let data = FileManager.default.contents(atPath: directory + "/" + name) else { return nil }
                 let message = String(decoding: data, as: UTF8.self)
-                return message.contains(text) ? ParsedMail(message) : nil
+                return message.contains(text) ? message : nil
             }
         }
     }

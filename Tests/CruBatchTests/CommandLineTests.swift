@@ -209,9 +209,11 @@ struct CommandLineTests {
                 #expect(result.stdout.isEmpty && result.stderr.isEmpty, "cron would mail: \(result.stdout)\(result.stderr)")
             }
             #expect(FileManager.default.fileExists(atPath: folder + "/exports/latest/manifest.json"))
+            // One message per notification, or one digest for a leader with many.
             let sent = try MailSink.messages(for: database).count - sentBefore
-            let marked = try database.count("select count(*) from notifications where status = 'sent'")
+            let marked = try database.count("select count(distinct message_id) from notifications where status = 'sent'")
             #expect(sent > 0 && sent == marked)
+            #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
             let senders = try MailSink.messages(for: database).map { $0.raw("From") }
             #expect(senders.contains("\"Cru Central Coast\" <groups@cru.example>"))
         }

@@ -278,9 +278,10 @@ struct PlaceTests {
             if let best { members[best.code, default: 0] += 1 }
         }
 
-        // The trigger queued one notification per leader of each placement; the report said so.
+        // The trigger queued one joined per leader of each placement, and a welcome per student.
         let queued = try database.count("""
-            select count(*) from notifications n join memberships m on m.id = n.membership_id where m.source = 'place'
+            select count(*) from notifications n join memberships m on m.id = n.membership_id
+            where m.source = 'place' and n.kind = 'joined'
             """)
         let leaders = try database.count("""
             select count(*) from memberships m join group_leaders gl on gl.group_id = m.group_id where m.source = 'place'
@@ -387,7 +388,7 @@ struct PlaceTests {
         ])
         #expect(try database.count("select count(*) from memberships m join community_groups g on g.id = m.group_id where g.code = 'cp-small-tue'") == 3)
         #expect(try database.count("select count(*) from people where lower(email) = 'ana.uno@example.edu'") == 1)
-        #expect(try database.count("select count(*) from notifications") == notifications + 6)  // 3 joins x 2 leaders
+        #expect(try database.count("select count(*) from notifications") == notifications + 9)  // 3 joins x (2 leaders + 1 welcome)
 
         // Equally small groups: the earliest meeting in the week wins (Monday first), then the next smallest.
         // A Cuesta freshman woman free anytime fits cu-fr-mixed-mon (Mon 19:00), cu-fr-women-tue (Tue 18:30)
