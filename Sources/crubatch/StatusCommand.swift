@@ -4,7 +4,7 @@ import CruBatch
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show row counts per table and pending, failed and dead notifications.")
+        abstract: "Show row counts per table, and notifications per status and per kind (dead ones listed).")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions

@@ -126,20 +126,24 @@ public final class Notifier {
     private func claim(excluding previewed: Set<Int>) throws -> Claim {
         let due: PostgresQuery = "\(due) and not n.id = any(\(Array(previewed))::bigint[])"
         guard let first = try connection.query("""
-            select n.id, n.kind, n.recipient_id from notifications n where \(due) order by n.id limit 1 for update skip locked
+            select n.id, n.kind, n.recipient_id from notifications n where \(due)
+            order by n.id limit 1 for update skip locked
             """).rows.first else { return Claim(ids: [], digest: false) }
         let id = try first.decode(Int.self, 0)
-        guard options.digest != false, NotificationKind.named(try first.decode(String.self, 1))?.digestible == true else {
-            return Claim(ids: [id], digest: false)
-        }
+        let kind = NotificationKind.named(try first.decode(String.self, 1))
+        guard options.digest != false, kind?.digestible == true else { return Claim(ids: [id], digest: false) }
         let digestible = NotificationKind.all.filter(\.digestible).map(\.name)
-        let together: PostgresQuery = "\(due) and n.recipient_id = \(try first.decode(Int.self, 2)) and n.kind = any(\(digestible)::text[])"
+        let together: PostgresQuery = """
+            \(due) and n.recipient_id = \(try first.decode(Int.self, 2)) and n.kind = any(\(digestible)::text[])
+            """
         if options.digest == nil,
-           try connection.query("select count(*) from notifications n where \(together)").scalar(Int.self) <= options.digestOver {
+           try connection.query("select count(*) from notifications n where \(together)").scalar(Int.self)
+               <= options.digestOver {
             return Claim(ids: [id], digest: false)
         }
-        let ids = try connection.query("select n.id from notifications n where \(together) order by n.id for update skip locked")
-            .rows.map { try $0.decode(Int.self, 0) }
+        let ids = try connection.query("""
+            select n.id from notifications n where \(together) order by n.id for update skip locked
+            """).rows.map { try $0.decode(Int.self, 0) }
         return Claim(ids: ids, digest: true)
     }
 
@@ -170,10 +174,11 @@ public final class Notifier {
         guard !sending.isEmpty else { return }
         let now = Date()
         let messages = claim.digest
-            ? [(NotificationMessage.digest(sending, templates: templates, from: options.from, date: now, database: database),
-                sending.map(\.id))]
+            ? [(NotificationMessage.digest(sending, templates: templates, from: options.from, date: now,
+                                           database: database), sending.map(\.id))]
             : sending.map {
-                (NotificationMessage.single($0, templates: templates, from: options.from, date: now, database: database), [$0.id])
+                (NotificationMessage.single($0, templates: templates, from: options.from, date: now,
+                                            database: database), [$0.id])
             }
         for (message, ids) in messages {
             do throws(MailError) {
@@ -190,7 +195,10 @@ public final class Notifier {
                 summary.previewed += ids.count
                 continue
             }
-            try mark(ids, "status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, message_id = \(message.messageID)")
+            try mark(ids, """
+                status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, \
+                message_id = \(message.messageID)
+                """)
             summary.sent += ids.count
         }
     }
