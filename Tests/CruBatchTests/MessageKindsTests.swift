@@ -182,6 +182,25 @@ struct MessageKindsTests {
         #expect(try database.count("select count(*) from notifications where status = 'suppressed'") == suppressed)
     }
 
+    @Test("place --no-notify records its messages as suppressed; --no-welcome queues only the leaders'")
+    func placeFlags() throws {
+        let database = try TestDatabase()
+        try #require(try database.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--no-notify"]).status == 0)
+        let quiet = try database.run(["place", TestEnvironment.fixture("get-involved/answers-small.csv"), "--no-notify"])
+        #expect(quiet.stdout.contains("8 leader notifications and 7 welcomes recorded as suppressed (--no-notify)"),
+                "\(quiet.stdout)")
+        #expect(try database.count("select count(*) from notifications where status <> 'suppressed'") == 0)
+        #expect(try notify(database, ["--now"]).stderr.contains("sent 0,"))
+        #expect(try MailSink.messages(for: database).isEmpty)
+
+        let other = try TestDatabase()
+        try #require(try other.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--no-notify"]).status == 0)
+        let leadersOnly = try other.run(["place", TestEnvironment.fixture("get-involved/answers-small.csv"), "--no-welcome"])
+        #expect(leadersOnly.stdout.contains("8 leader notifications and 0 welcomes queued"), "\(leadersOnly.stdout)")
+        #expect(try other.count("select count(*) from notifications where kind = 'joined' and status = 'pending'") == 8)
+        #expect(try other.count("select count(*) from notifications where kind = 'welcome'") == 0)
+    }
+
     @Test("a membership that ends sends exactly one left message per leader; a join still unsent when it ends sends nothing")
     func leaveTellsEachLeaderOnce() throws {
         let database = try outbox([(leaders: 2, students: 2)])
