@@ -26,14 +26,14 @@ struct ImportTests {
         #expect(try database.count("select count(*) from community_groups") >= 30)
         #expect(try database.count("select count(*) from group_leaders") >= 30)
         #expect(try database.count("select count(*) from memberships") > 0)
-        #expect(try database.count("select count(*) from import_runs where status = 'succeeded'") == 10)
+        #expect(try database.count("select count(*) from import_runs where status = 'succeeded'") == 12)
         let stamps = try database.connect().query("select max(updated_at)::text from people").text
 
         let second = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--format", "json"])
         #expect(second.status == 0)
         let report = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as! [String: Any]
         let files = report["files"] as! [[String: Any]]
-        #expect(files.count == 10)
+        #expect(files.count == 12)
         for file in files {
             #expect(file["inserted"] as? Int == 0, "\(file)")
             #expect(file["updated"] as? Int == 0, "\(file)")
@@ -45,7 +45,7 @@ struct ImportTests {
         #expect(runs.status == 0)
         let lines = runs.stdout.split(separator: "\n")
         #expect(lines.count == 4)
-        #expect(lines[1].contains("resources") && lines[1].contains("succeeded") && lines[1].contains(NSUserName()))
+        #expect(lines[1].contains("ride-requests") && lines[1].contains("succeeded") && lines[1].contains(NSUserName()))
     }
 
     @Test("values are normalised on the way in")
@@ -173,7 +173,7 @@ struct ImportTests {
         #expect(result.stdout.contains("would insert"))
         #expect(result.stdout.contains("dry run, nothing was written"))
         #expect(try database.tableCounts() == before)
-        #expect(try database.count("select count(*) from import_runs where dry_run") == 10)
+        #expect(try database.count("select count(*) from import_runs where dry_run") == 12)
     }
 
     @Test("--max-errors stops early")

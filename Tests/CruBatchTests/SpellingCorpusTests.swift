@@ -86,6 +86,9 @@ struct SpellingCorpusTests {
         "resource-type": .resourceType, "positive-int": .positiveInt, "money": .money, "date": .date, "date-time": .dateTime,
         "timezone": .timezone, "date/dmy": .date, "date-time/dmy": .dateTime, "list/code": .list(.code),
         "list/email": .list(.email), "list/reference": .list(.reference), "list/text": .list(.text),
+        "rideshare": .rideshare, "ride-direction": .rideDirection, "ride-offer-status": .rideOfferStatus,
+        "ride-request-status": .rideRequestStatus, "seats": .seats, "latitude": .latitude, "longitude": .longitude,
+        "postal-code": .postalCode,
     ]
 
     static func read(_ input: String, as type: String) throws -> Reading {

@@ -10,7 +10,8 @@ extension TestDatabase {
         var counts: [String: Int] = [:]
         for table in ["campuses", "ministries", "people", "person_ministries", "ministry_teams", "team_leaders",
                       "community_groups", "group_leaders", "memberships", "events", "event_ministries",
-                      "summer_missions", "resources", "resource_topics", "notifications"] {
+                      "summer_missions", "resources", "resource_topics", "notifications", "ride_offers", "ride_requests",
+                      "ride_pairings"] {
             counts[table] = try connection.query("select count(*) from \(unescaped: table)").scalar(Int.self)
         }
         return counts

@@ -23,7 +23,7 @@ struct WorkbookImportTests {
         let database = try TestDatabase()
         let load = try database.run(["import", "--dir", TestEnvironment.fixture("xlsx/central-coast")])
         #expect(load.status == 0, "\(load.stderr)")
-        #expect(load.stdout.contains("total         990       990"), "\(load.stdout)")
+        #expect(load.stdout.contains("total          1004      1004"), "\(load.stdout)")
         let fromWorkbooks = try exports(database)
         let fromCSV = try exports(LoadedDatabase.get())
         for kind in Kind.allCases {

@@ -27,7 +27,7 @@ struct DatabaseChecks {
         }
         found += try duplicates()
         for (column, reference) in spec.references where isPresent(column.name) {
-            found += try missing(column, reference, except: ambiguous)
+            found += try reference.addsPeople ? unnamedNewPeople(column, reference) : missing(column, reference, except: ambiguous)
         }
         for column in spec.columns where column.type == .timezone && isPresent(column.name) {
             found += try unknownTimeZones(column)
@@ -45,6 +45,10 @@ struct DatabaseChecks {
             case .groupCapacity:
                 let rejected = rejectedLines.union(found.filter { $0.severity == .error }.map(\.line))
                 found += try overCapacity(excluding: rejected)
+            case .together(let columns): found += try partlyGiven(columns)
+            case .rideshareCovers(let event, let direction): found += try ridesNotShared(event: event, direction: direction)
+            case .departureEachWay(let direction, let to, let from):
+                found += try departuresMissing(direction: direction, to: to, from: from)
             }
         }
         return found
@@ -139,9 +143,9 @@ struct DatabaseChecks {
         }
     }
 
-    private func isPresent(_ column: String) -> Bool { mapping.fileColumn(of: column, in: spec) != nil }
+    func isPresent(_ column: String) -> Bool { mapping.fileColumn(of: column, in: spec) != nil }
 
-    private func diagnostic(_ line: Int, column: String, code: DiagnosticCode, message: String,
+    func diagnostic(_ line: Int, column: String, code: DiagnosticCode, message: String,
                             hint: String? = nil) -> Diagnostic {
         Diagnostic(file: file, line: line, column: mapping.fileColumn(of: column, in: spec),
                    field: column, code: code, message: message, hint: hint)
@@ -178,20 +182,60 @@ struct DatabaseChecks {
         guard !rows.isEmpty else { return [] }
         // Students are personal data: never suggest another student's email. Names are suggested
         // as well as codes where a cell may hold either.
-        let personal = reference.table == "people" && reference.condition == "true"
+        let personal = reference.labelColumns != nil
         let names = reference.nameColumn.map { ", r.\($0)" } ?? ""
         let candidates = personal ? [] : try connection.query("""
             select \(unescaped: reference.key(over: "r"))\(unescaped: names) from \(unescaped: reference.table) r
             where \(unescaped: reference.condition) limit 5000
             """).rows.flatMap { row in try row.values.indices.map { try row.decode(String.self, $0) } }
-        return try rows.compactMap { row in
+        return try rows.compactMap { row -> Diagnostic? in
             let line = try row.decode(Int.self, 0), key = try row.decode(String.self, 1)
             if ambiguous.contains(AmbiguousCell(line: line, value: key)) { return nil }
-            let suggestion = Suggestion.closest(to: key, among: candidates)
             let named = personal ? "with this email" : "\"\(key)\""
+            if let absence = reference.absence {
+                return diagnostic(line, column: column.name, code: absence.code,
+                                  message: "\(reference.noun) \(named) \(absence.message)", hint: absence.hint)
+            }
+            let suggestion = Suggestion.closest(to: key, among: candidates)
             return diagnostic(line, column: column.name, code: .unknownReference,
                               message: "\(reference.noun) \(named) does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
                               hint: "add it to \(reference.definedIn.fileName) and import that first, or load both with --dir")
+        }
+    }
+
+    /// Rows naming someone crubatch does not know yet, who is added as a non-member, without a detail
+    /// a person needs (a first and a last name).
+    private func unnamedNewPeople(_ column: ColumnSpec, _ reference: Reference) throws -> [Diagnostic] {
+        let unknown = """
+            \(column.stagedName) is not null and not exists (select 1 from \(reference.table) r
+            where \(reference.key(over: "r")) = \(column.stagedName))
+            """
+        return try spec.details(of: reference).filter(\.detail.requiredWhenNew).flatMap { detail, _ in
+            let given = isPresent(detail.name) ? "\(detail.stagedName) is null" : "true"
+            return try connection.query("""
+                select s.line from stage s where \(unescaped: unknown) and \(unescaped: given) order by s.line
+                """).rows.map { row in
+                diagnostic(try row.decode(Int.self, 0), column: detail.name, code: .missingValue,
+                           message: "\(detail.name) is required for a \(reference.noun) crubatch does not know yet, who is added as a non-member",
+                           hint: "give the first and last name (and a phone) of someone not in students.csv or leaders.csv")
+            }
+        }
+    }
+
+    /// Rows that give some of `columns` but not all (a latitude without its longitude).
+    private func partlyGiven(_ columns: [String]) throws -> [Diagnostic] {
+        guard columns.contains(where: isPresent) else { return [] }
+        func cell(_ name: String) -> String { isPresent(name) ? "s.\"\(name)\"" : "null" }
+        return try columns.flatMap { name in
+            let others = columns.filter { $0 != name }
+            let given = others.map { "\(cell($0)) is not null" }.joined(separator: " or ")
+            return try connection.query("""
+                select s.line from stage s where \(unescaped: cell(name)) is null and (\(unescaped: given)) order by s.line
+                """).rows.map { row in
+                diagnostic(try row.decode(Int.self, 0), column: name, code: .missingValue,
+                           message: "\(name) is empty, but \(others.joined(separator: " and ")) is given",
+                           hint: "give \(columns.joined(separator: " and ")) together, or leave them all empty")
+            }
         }
     }
 

@@ -15,6 +15,8 @@ public struct KindCounts: Sendable, Equatable {
     /// or `--move`.
     public var archived = 0
     public var rejected = 0
+    /// People the file named that crubatch did not know, added as non-members (passengers asking for a ride).
+    public var peopleAdded = 0
     public var seconds = 0.0
     public var runID: Int?
     /// The rows `--sync` or a calendar's cancellations archived, or would archive (a dry run, a
@@ -113,8 +115,16 @@ public struct ImportReport: Sendable, CommandReport {
         }
     }
 
-    /// What `--sync` archived (or would), one line per row, then the summary table.
-    public var text: String { (archiveLines + [summaryTable]).joined(separator: "\n") }
+    /// `ride-requests: added 2 people as non-members`, for each file that added people.
+    public var addedPeopleLines: [String] {
+        files.filter { $0.peopleAdded > 0 }.map { counts in
+            "\(counts.kind.rawValue): \(wrote ? "added" : "would add") \(counts.peopleAdded) "
+                + "\(counts.peopleAdded == 1 ? "person" : "people") as non-members"
+        }
+    }
+
+    /// What `--sync` archived (or would), one line per row, the people added, then the summary table.
+    public var text: String { (archiveLines + addedPeopleLines + [summaryTable]).joined(separator: "\n") }
 
     private enum Keys: String, CodingKey {
         case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects
@@ -143,7 +153,7 @@ public struct ImportReport: Sendable, CommandReport {
 
         enum Keys: String, CodingKey {
             case kind, file, read, inserted, updated, restored, archived, wouldInsert, wouldUpdate, wouldRestore, wouldArchive
-            case unchanged, rejected, seconds, runId, archivedRows, refusal
+            case unchanged, rejected, seconds, runId, archivedRows, refusal, peopleAdded, wouldAddPeople
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -155,6 +165,7 @@ public struct ImportReport: Sendable, CommandReport {
             try container.encode(counts.updated, forKey: wrote ? .updated : .wouldUpdate)
             try container.encode(counts.restored, forKey: wrote ? .restored : .wouldRestore)
             try container.encode(counts.archived, forKey: wrote ? .archived : .wouldArchive)
+            try container.encode(counts.peopleAdded, forKey: wrote ? .peopleAdded : .wouldAddPeople)
             try container.encode(counts.archivedRows, forKey: .archivedRows)
             try container.encodeIfPresent(counts.refusal, forKey: .refusal)
             try container.encode(counts.unchanged, forKey: .unchanged)

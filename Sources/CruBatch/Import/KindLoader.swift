@@ -92,6 +92,9 @@ struct KindLoader {
         if !result.rejectedLines.isEmpty {
             try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
+        if let addPeople = spec.addPeopleSQL {
+            result.counts.peopleAdded = try connection.query(PostgresQuery(unsafeSQL: addPeople)).scalar(Int.self)
+        }
         try merge(into: &result.counts)
         if let calendar = table as? CalendarEventTable {
             try archive(calendar.cancelledCodes, into: &result.counts)

@@ -36,10 +36,15 @@ enum CellNormalizer {
         case .url: return CellReading(value: try url(text))
         case .time: return CellReading(value: try time(text))
         case .schoolYear: return try schoolYear(text)
-        case .bool, .personSex, .groupSex, .audience, .staffRole, .membershipStatus, .resourceType, .day, .timezone:
+        case .bool, .personSex, .groupSex, .audience, .staffRole, .membershipStatus, .resourceType, .day, .timezone,
+             .rideshare, .rideDirection, .rideOfferStatus, .rideRequestStatus:
             return try word(text, in: type.vocabulary!)
         case .gradYear: return CellReading(value: try integer(text, in: 1950...2100, what: "a graduation year"))
         case .positiveInt: return CellReading(value: try integer(text, in: 1...1_000_000, what: "a whole number greater than 0"))
+        case .seats: return CellReading(value: try integer(text, in: 1...8, what: "the passenger seats in the car, 1 to 8"))
+        case .latitude: return CellReading(value: try degrees(text, limit: 90, what: "a latitude"))
+        case .longitude: return CellReading(value: try degrees(text, limit: 180, what: "a longitude"))
+        case .postalCode: return CellReading(value: try postalCode(text))
         case .money: return CellReading(value: try money(text))
         case .date: return CellReading(value: try DateTimeReader.date(text, order: dateOrder).text)
         case .dateTime: return CellReading(value: try DateTimeReader.dateTime(text, order: dateOrder))
@@ -325,6 +330,32 @@ enum CellNormalizer {
             throw CellProblem(code: .outOfRange, message: "\(cleaned) is out of range", hint: "write an amount from 0 to 99999999.99")
         }
         return cleaned
+    }
+
+    /// Decimal degrees between -`limit` and `limit` (`35.3`, `-120.66`), as written.
+    private static func degrees(_ text: String, limit: Double, what: String) throws(CellProblem) -> String {
+        let digits = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              digits.filter({ $0 == "." }).count <= 1, let value = Double(text) else {
+            throw CellProblem(code: .typeError, message: "\"\(text)\" is not \(what) in decimal degrees",
+                              hint: "write it like 35.3 or -120.66, latitude and longitude each in its own column")
+        }
+        guard abs(value) <= limit else {
+            throw CellProblem(code: .outOfRange, message: "\(text) is out of range",
+                              hint: "\(what) lies between -\(Int(limit)) and \(Int(limit))")
+        }
+        return text.hasPrefix("+") ? String(digits) : text
+    }
+
+    /// Letters, digits, spaces and hyphens, 3 to 10 of them (`93407`, `93407-0001`, `SW1A 1AA`).
+    private static func postalCode(_ text: String) throws(CellProblem) -> String {
+        let upper = text.uppercased()
+        guard (3...10).contains(upper.count),
+              upper.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " " || $0 == "-") }) else {
+            throw CellProblem(code: .typeError, message: "\"\(text)\" is not a postal code",
+                              hint: "write it like 93407 or 93407-0001")
+        }
+        return upper
     }
 
     static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

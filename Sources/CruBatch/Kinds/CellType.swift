@@ -52,6 +52,20 @@ public indirect enum CellType: Sendable, Equatable {
     case namedPeriods
     /// An iCalendar recurrence rule (RRULE value) such as `FREQ=WEEKLY;BYDAY=TU`, kept as written.
     case recurrenceRule
+    /// Which ways an event shares rides: no, to (the event), from (the event), both; yes is both.
+    case rideshare
+    /// Which ways a ride goes: to (the event), from (the event), both.
+    case rideDirection
+    /// The passenger seats a driver offers: 1 to 8.
+    case seats
+    /// Degrees north (-90 to 90) and east (-180 to 180), as decimals (`35.3`, `-120.66`).
+    case latitude, longitude
+    /// A postal code (`93407`, `93407-0001`, `SW1A 1AA`), stored in upper case.
+    case postalCode
+    /// A ride offer's status: open, cancelled.
+    case rideOfferStatus
+    /// A ride request's status: pending, cancelled.
+    case rideRequestStatus
 
     /// The vocabulary a cell of this type is read through, when its values are words.
     var vocabulary: Vocabulary? {
@@ -68,6 +82,10 @@ public indirect enum CellType: Sendable, Equatable {
         case .time: .timeOfDay
         case .timezone: .timeZone
         case .phone: .phoneLabel
+        case .rideshare: .rideshare
+        case .rideDirection: .rideDirection
+        case .rideOfferStatus: .rideOfferStatus
+        case .rideRequestStatus: .rideRequestStatus
         default: nil
         }
     }
@@ -79,7 +97,10 @@ public indirect enum CellType: Sendable, Equatable {
         case .time: "time"
         case .bool: "boolean"
         case .schoolYear, .gradYear: "smallint"
-        case .positiveInt: "integer"
+        case .positiveInt, .seats: "integer"
+        // As the target columns store them, so a value with more decimals compares as stored.
+        case .latitude: "numeric(8,6)"
+        case .longitude: "numeric(9,6)"
         case .money: "numeric(10,2)"
         case .date: "date"
         case .namedPeriods: "jsonb"
@@ -102,24 +123,27 @@ public struct ColumnSpec: Sendable {
     let isKey: Bool
     /// No two rows hold the same value (blank cells aside), though it is not the key (an event's UID).
     let isUnique: Bool
-    /// Where a scalar value is stored (nil for list columns).
+    /// Where a scalar value is stored (nil for list columns and details of a referenced row).
     let target: TargetColumn?
     let reference: Reference?
     let list: ListRelation?
     /// The column of the same row that narrows an ambiguous name in this one (a student's campus
     /// for the student's ministries); see `Reference.scope`.
     let nameScope: String?
+    /// The referenced row this column describes, when it is that row's (a passenger's name).
+    let detail: ReferencedDetail?
     /// The export expression over the target row `t`, when the type's default does not fit.
     private let export: String?
 
     /// A column stored in the target column `storedIn` (default: its own name). A `reference`
     /// stores the referenced row's id (in `<name>_id` unless `storedIn` says otherwise); a `list`
-    /// stores child rows. `resolve` and `export` override how the value is computed from the staging
-    /// row `s` and written back from the target row `t`.
+    /// stores child rows; a `detail` is stored in the row it describes, in the column of its name.
+    /// `resolve` and `export` override how the value is computed from the staging row `s` and written
+    /// back from the target row `t`.
     init(_ name: String, _ type: CellType, required: Bool = false, key: Bool = false, unique: Bool = false,
          aliases: [String] = [], storedIn: String? = nil, references reference: Reference? = nil, list: ListRelation? = nil,
-         nameScope: String? = nil, resolve: String? = nil, export: String? = nil, insertDefault: String? = nil,
-         updatable: Bool = true) {
+         describes detail: ReferencedDetail? = nil, nameScope: String? = nil, resolve: String? = nil,
+         export: String? = nil, insertDefault: String? = nil, updatable: Bool = true) {
         self.name = name
         self.type = type
         self.required = required
@@ -129,8 +153,9 @@ public struct ColumnSpec: Sendable {
         self.reference = reference
         self.list = list
         self.nameScope = nameScope
-        self.export = export
-        if list != nil {
+        self.detail = detail
+        self.export = export ?? detail.map { "\($0.reference.alias).\(name)" }
+        if list != nil || detail != nil {
             target = nil
         } else {
             let column = storedIn ?? (reference != nil ? "\(name)_id" : name)

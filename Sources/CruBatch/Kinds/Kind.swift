@@ -2,6 +2,7 @@
 /// New kinds go last, so that the kinds before keep their place (and their import lock).
 public enum Kind: String, Sendable, CaseIterable, Codable {
     case campuses, ministries, leaders, students, teams, groups, memberships, events, missions, resources, terms
+    case rideOffers = "ride-offers", rideRequests = "ride-requests"
 
     /// The CSV file name of this kind (`groups.csv`): nightly's data files, rejects folders, hints.
     public var fileName: String { "\(rawValue).csv" }

@@ -13,6 +13,8 @@ enum KindCatalog {
         case .missions: missions
         case .resources: resources
         case .terms: terms
+        case .rideOffers: rideOffers
+        case .rideRequests: rideRequests
         }
     }
 
@@ -69,6 +71,7 @@ enum KindCatalog {
         derived: [
             TargetColumn(name: "is_leader", resolve: "true", insertDefault: "false"),
             TargetColumn(name: "is_staff", resolve: "s.staff_role in ('staff', 'intern')", insertDefault: "false"),
+            isMember,
         ],
         exportFilter: "t.is_leader and t.forgotten_at is null",
         retirement: nil)
@@ -81,8 +84,12 @@ enum KindCatalog {
             ColumnSpec("campus", .reference, references: .campus),
             ministryList("person_ministries", parent: "person_id", nameScope: "campus"),
         ],
-        exportFilter: "not t.is_leader and t.forgotten_at is null",
+        derived: [isMember],
+        exportFilter: "not t.is_leader and t.is_member and t.forgotten_at is null",
         retirement: nil)
+
+    /// People in students.csv or leaders.csv are members, someone who only asked for a ride too once listed there.
+    private static let isMember = TargetColumn(name: "is_member", resolve: "true", insertDefault: "true")
 
     static let teams = KindSpec(kind: .teams, table: "ministry_teams", columns: [
         code, ColumnSpec("ministry", .reference, required: true, references: .ministry), name,
@@ -129,9 +136,10 @@ enum KindCatalog {
     /// An event's zone: the row's (which the checks fill in from its ministries), else the stored event's.
     private static let eventZone = "coalesce(s.timezone, e.timezone, \(defaultZone))"
 
-    /// An instant (SQL over the target row `t`) as wall-clock text in the event's own time zone, as staff typed it.
-    private static func localText(_ instant: String) -> String {
-        "to_char(\(instant) at time zone t.timezone, 'YYYY-MM-DD\"T\"HH24:MI:SS')"
+    /// An instant (SQL over the target row `t`) as wall-clock text in a time zone (SQL; the event's
+    /// own), as staff typed it.
+    private static func localText(_ instant: String, zone: String = "t.timezone") -> String {
+        "to_char(\(instant) at time zone \(zone), 'YYYY-MM-DD\"T\"HH24:MI:SS')"
     }
 
     static let events = KindSpec(
@@ -144,7 +152,8 @@ enum KindCatalog {
                        export: localText("t.ends_at")),
             ColumnSpec("timezone", .timezone, insertDefault: defaultZone), ColumnSpec("location", .text),
             ministryList("event_ministries", parent: "event_id"),
-            ColumnSpec("rideshare", .bool, aliases: ["ride sharing", "ridesharing"], insertDefault: "false"),
+            ColumnSpec("rideshare", .rideshare, aliases: ["ride sharing", "ridesharing"],
+                       export: "case t.rideshare when 'both' then 'yes' else t.rideshare end", insertDefault: "'no'"),
             ColumnSpec("url", .url), ColumnSpec("description", .multilineText),
             ColumnSpec("all_day", .bool, aliases: ["all day event"], insertDefault: "false"),
             ColumnSpec("recurrence", .recurrenceRule, aliases: ["rrule", "repeats"]),
@@ -195,4 +204,71 @@ enum KindCatalog {
         rules: [.endAfterStart(start: "starts_on", end: "ends_on"), .periodsWithin("breaks", start: "starts_on", end: "ends_on")],
         messageKey: "code",
         belongsTo: "campus")
+
+    // MARK: Rides
+
+    /// A ride's time: wall-clock text is in the zone of the event the row names (`ev`).
+    private static func rideTime(_ name: String, aliases: [String]) -> ColumnSpec {
+        ColumnSpec(name, .dateTime, aliases: aliases, resolve: instant("s.\(name)", zone: "coalesce(ev.timezone, \(defaultZone))"),
+                   export: localText("t.\(name)", zone: "ev.timezone"))
+    }
+
+    private static let rideEvent = ColumnSpec("event", .reference, required: true, key: true, aliases: ["event code", "event name"],
+                                              references: .event)
+    private static let rideDirection = ColumnSpec("direction", .rideDirection, required: true, aliases: ["ways"])
+
+    /// Where a ride picks up: a place people read, and where maps find it.
+    private static let pickup = [
+        ColumnSpec("pickup_location", .text, required: true, aliases: ["pickup", "pick up location", "meeting point"]),
+        ColumnSpec("latitude", .latitude, aliases: ["lat"]), ColumnSpec("longitude", .longitude, aliases: ["lng", "lon", "long"]),
+        ColumnSpec("postal_code", .postalCode, aliases: ["zip", "zip code", "postcode"]),
+    ]
+
+    private static let rideRules: [RowRule] = [
+        .rideshareCovers(event: "event", direction: "direction"), .together(["latitude", "longitude"]),
+    ]
+
+    /// A member drives to an event, back from it or both, with seats for passengers.
+    static let rideOffers = KindSpec(
+        kind: .rideOffers, table: "ride_offers",
+        columns: [
+            rideEvent,
+            ColumnSpec("email", .email, required: true, key: true, aliases: ["driver", "driver email"], storedIn: "driver_id",
+                       references: .driver),
+            rideDirection,
+            ColumnSpec("seats", .seats, required: true, aliases: ["free seats", "passenger seats"]),
+            rideTime("departs_to", aliases: ["departure to the event", "leaves for the event"]),
+            rideTime("departs_from", aliases: ["departure from the event", "leaves the event"]),
+        ] + pickup + [ColumnSpec("status", .rideOfferStatus, insertDefault: "'open'")],
+        rules: rideRules + [.departureEachWay(direction: "direction", to: "departs_to", from: "departs_from")],
+        messageKey: "email",
+        retirement: rideCancelled,
+        belongsTo: "event",
+        syncScopedByFile: true)
+
+    /// Anyone asks for a ride; someone crubatch does not know yet is added as a non-member.
+    static let rideRequests = KindSpec(
+        kind: .rideRequests, table: "ride_requests",
+        columns: [
+            rideEvent,
+            ColumnSpec("email", .email, required: true, key: true, aliases: ["passenger", "passenger email"],
+                       storedIn: "passenger_id", references: .passenger),
+            ColumnSpec("first_name", .text, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
+            ColumnSpec("last_name", .text, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
+            ColumnSpec("phone", .phone, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: false)),
+            rideDirection,
+        ] + pickup + [
+            rideTime("earliest_departure", aliases: ["earliest", "leave after"]),
+            rideTime("latest_departure", aliases: ["latest", "leave by"]),
+            ColumnSpec("status", .rideRequestStatus, insertDefault: "'pending'"),
+        ],
+        rules: rideRules + [.endNotBeforeStart(start: "earliest_departure", end: "latest_departure")],
+        messageKey: "email",
+        retirement: rideCancelled,
+        belongsTo: "event",
+        syncScopedByFile: true,
+        ownedTables: ["ride_pairings"])
+
+    /// How an offer or a request ends: its status becomes `cancelled` (and the database stamps `ended_at`).
+    static let rideCancelled = Retirement.end(column: "status", value: "cancelled")
 }

@@ -1,3 +1,5 @@
+import CSVStream
+
 /// A reference from a column to another kind's natural key (a ministry's campus, a group's
 /// leaders), checked against the database (which, inside one load, already holds the kinds loaded
 /// before) and, for a scalar reference, resolved to the referenced row's id by a join. A cell may
@@ -21,8 +23,22 @@ struct Reference: Sendable {
     /// column's `nameScope` cell holds (a ministry's campus).
     var scope: String?
     /// The columns that name a referenced row where its key is personal data (a student by name, not
-    /// by email); nil: its key names it.
+    /// by email); nil: its key names it. Rows with personal keys are never offered as "did you mean".
     var labelColumns: [String]?
+    /// How a cell naming no row is reported when `unknown-reference` does not say it (a driver who is
+    /// not a member).
+    var absence: Absence?
+    /// A person crubatch does not know yet is added, as a non-member, instead of being reported (a
+    /// passenger), with the details the row's `ReferencedDetail` columns give.
+    var addsPeople = false
+
+    /// The diagnostic for a cell that names no row the reference accepts.
+    struct Absence: Sendable {
+        let code: DiagnosticCode
+        /// What is wrong, after the noun and the cell (`driver with this email ...`).
+        let message: String
+        let hint: String
+    }
 
     /// The referenced key as SQL over a table alias.
     func key(over alias: String) -> String {
@@ -45,6 +61,25 @@ struct Reference: Sendable {
                                    definedIn: .students, labelColumns: ["first_name", "last_name"])
     static let leader = Reference(table: "people", alias: "l", keyColumn: "email", caseInsensitive: true,
                                   condition: "r.is_leader", noun: "leader", definedIn: .leaders)
+    static let event = Reference(table: "events", alias: "ev", keyColumn: "code", noun: "event", definedIn: .events,
+                                 nameColumn: "name")
+    /// Only registered members drive: people of students.csv or leaders.csv, not those who only asked for a ride.
+    static let driver = Reference(
+        table: "people", alias: "dr", keyColumn: "email", caseInsensitive: true, condition: "r.is_member", noun: "driver",
+        definedIn: .students, labelColumns: ["first_name", "last_name"],
+        absence: Absence(code: .notAMember, message: "is not a registered Cru member: only members offer rides",
+                         hint: "a member is in students.csv or leaders.csv; anyone may ask for a ride in ride-requests.csv"))
+    static let passenger = Reference(table: "people", alias: "pa", keyColumn: "email", caseInsensitive: true, noun: "passenger",
+                                     definedIn: .students, labelColumns: ["first_name", "last_name"], addsPeople: true)
+}
+
+/// A column of the row another column references rather than of the kind's own table (a passenger's
+/// name in a ride request): read to add that row when it is new (`Reference.addsPeople`), and
+/// written back from it on export.
+struct ReferencedDetail: Sendable {
+    let reference: Reference
+    /// The row cannot be added without it (a person's first and last name).
+    let requiredWhenNew: Bool
 }
 
 /// A list cell stored as child rows in stored order (a group's leaders, a student's ministries,
@@ -90,6 +125,12 @@ enum RowRule: Sendable {
     case periodsWithin(String, start: String, end: String)
     /// Joins must not fill a group beyond its capacity (current members and earlier rows count).
     case groupCapacity
+    /// The columns are given together or not at all (a latitude and its longitude).
+    case together([String])
+    /// The row's event (column `event`) shares rides, the ways its `direction` goes among them.
+    case rideshareCovers(event: String, direction: String)
+    /// A ride gives its departure for each way its `direction` goes: `to` the event, `from` it.
+    case departureEachWay(direction: String, to: String, from: String)
     /// A new row without a time zone in `column`: with `inheritedThrough` (a list of ministries) it
     /// takes the zone their campuses share; otherwise, or when they do not share one, it gets
     /// `TimeZoneNames.defaultZone`, with a warning.
@@ -177,6 +218,9 @@ struct KindSpec: Sendable {
     /// True when a sync covers exactly what the file's rows belong to (a memberships file is the
     /// complete membership of each group it names), so `--scope` does not apply.
     var syncScopedByFile = false
+    /// Tables beyond its own and its lists' whose rows hang on the kind's rows (a ride request's
+    /// pairings): logged and undone with them.
+    var ownedTables: [String] = []
 
     /// The column that names a row in messages.
     var messageColumn: ColumnSpec { columns.first { $0.name == messageKey } ?? keys[0] }
@@ -288,6 +332,33 @@ struct KindSpec: Sendable {
             return "exists (select 1 from \(list.childTable) \(link) join \(reference.table) \(owner) on \(owner).id = \(link).\(list.valueColumn) where \(link).\(list.parentColumn) = \(alias).id and \(ownerBelongs))"
         }
         return "exists (select 1 from \(reference.table) \(owner) where \(owner).id = \(alias).\(column.target?.name ?? column.name) and \(ownerBelongs))"
+    }
+
+    /// The column whose reference adds the people it names when they are new (`Reference.addsPeople`).
+    var addedPeople: (column: ColumnSpec, reference: Reference)? {
+        references.first { $0.reference.addsPeople }
+    }
+
+    /// The columns that describe the rows `reference` names, not this kind's own.
+    func details(of reference: Reference) -> [(column: ColumnSpec, detail: ReferencedDetail)] {
+        columns.compactMap { column in column.detail.flatMap { $0.reference.alias == reference.alias ? (column, $0) : nil } }
+    }
+
+    /// Adds, as non-members, the people the staged rows name that crubatch does not know yet, with the
+    /// details of each one's first row; selects how many. Nil for kinds that add no one.
+    var addPeopleSQL: String? {
+        guard let (column, reference) = addedPeople else { return nil }
+        let details = details(of: reference).map(\.column)
+        let names = [reference.keyColumn] + details.map(\.name) + ["is_member"]
+        let values = [column.stagedName] + details.map(\.stagedName) + ["false"]
+        return """
+            with added as (insert into \(reference.table) (\(names.joined(separator: ", ")))
+            select distinct on (\(column.stagedName)) \(values.joined(separator: ", ")) from stage s
+            where \(column.stagedName) is not null
+            and not exists (select 1 from \(reference.table) r where \(reference.key(over: "r")) = \(column.stagedName))
+            order by \(column.stagedName), s.line returning 1)
+            select count(*) from added
+            """
     }
 
     /// For a kind whose sync covers what its file names (`syncScopedByFile`): SQL over `t`, true for

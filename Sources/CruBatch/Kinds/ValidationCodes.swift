@@ -25,12 +25,19 @@ extension DiagnosticCode {
     public static let controlCharacter = DiagnosticCode("control-character")
     /// An iCalendar file whose structure cannot be read (BEGIN/END, content lines, UTF-8).
     public static let malformedCalendar = DiagnosticCode("malformed-calendar", fatalToFile: true)
+    /// A ride offered by someone who is not a registered Cru member: only members drive.
+    public static let notAMember = DiagnosticCode("not-a-member")
+    /// A ride offered or requested for an event that does not share rides.
+    public static let noRideshare = DiagnosticCode("no-rideshare")
+    /// A ride one way or both that the event's ride sharing does not cover (a ride back when it
+    /// shares rides to the event only).
+    public static let directionNotOffered = DiagnosticCode("direction-not-offered")
 
     /// Every code `validate KIND FILE` can report, each documented in the README with a fixture
     /// (`skipped-file`, about the files of an `import --dir` folder, is documented beside them).
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,
         .outOfRange, .duplicateKey, .unknownReference, .ambiguousReference, .overCapacity, .controlCharacter,
-        .assumedValue, .malformedCalendar,
+        .assumedValue, .malformedCalendar, .notAMember, .noRideshare, .directionNotOffered,
     ]
 }

@@ -14,6 +14,10 @@ public enum Vocabulary: String, CaseIterable, Sendable {
     case timeOfDay = "time-of-day"
     case phoneLabel = "phone-label"
     case timeZone = "time-zone"
+    case rideshare
+    case rideDirection = "ride-direction"
+    case rideOfferStatus = "ride-offer-status"
+    case rideRequestStatus = "ride-request-status"
 
     /// One value of a vocabulary and every way of writing it.
     struct Term: Sendable {
@@ -33,6 +37,12 @@ public enum Vocabulary: String, CaseIterable, Sendable {
     }
 
     private static let abbreviatedZone = "time zone abbreviations are read as US zones"
+
+    /// The ways of a ride, shared by a ride's direction and an event's rideshare.
+    private static let toTheEvent = ["to", "to the event", "there", "going"]
+    private static let fromTheEvent = ["from", "from the event", "back", "home"]
+    private static let bothWays = ["both", "both ways", "to and from", "there and back", "round trip"]
+    private static let cancelled = ["cancelled", "canceled", "withdrawn"]
 
     /// Every accepted spelling of every vocabulary.
     static let table: [Vocabulary: [Term]] = [
@@ -121,6 +131,16 @@ public enum Vocabulary: String, CaseIterable, Sendable {
             Term("Pacific/Honolulu", ["Hawaii", "Hawaii Time", "Hawaii-Aleutian Time"]),
             Term("Pacific/Honolulu", ["HST"], warning: abbreviatedZone),
         ],
+        // `t` and `f` are not read: true or to, false or from?
+        .rideshare: [
+            Term("no", ["no", "n", "false", "0", "none"]),
+            Term("both", ["yes", "y", "true", "1", "x"] + bothWays),
+            Term("to", toTheEvent),
+            Term("from", fromTheEvent),
+        ],
+        .rideDirection: [Term("to", toTheEvent), Term("from", fromTheEvent), Term("both", bothWays)],
+        .rideOfferStatus: [Term("open", ["open", "active", "available", "offered"]), Term("cancelled", cancelled)],
+        .rideRequestStatus: [Term("pending", ["pending", "waiting", "requested", "open"]), Term("cancelled", cancelled)],
     ]
 
     /// The terms of this vocabulary.

@@ -16,8 +16,9 @@ public struct Migration: Sendable {
     }
 
     /// Every migration, in order.
-    public static let all: [Migration] = [dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog,
-                                          messageKinds]
+    public static let all: [Migration] = [
+        dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog, messageKinds, rides,
+    ]
 }
 
 /// A migration as recorded in the database (or not yet applied).

@@ -24,8 +24,8 @@ public struct PlaceOptions: Sendable {
 ///
 /// For each answer, in file order, in one transaction:
 /// 1. the student is upserted into `people` (matched on lower(email); name, phone in E.164, sex,
-///    school year and campus set; a blank phone keeps the stored one) and the chosen ministries are
-///    added to `person_ministries`;
+///    school year and campus set; a blank phone keeps the stored one; someone who only asked for a
+///    ride becomes a member) and the chosen ministries are added to `person_ministries`;
 /// 2. a student already in a group of one of the chosen ministries is not placed again while that group
 ///    still fits the answer; when it no longer does (a new answer with other times), the student is
 ///    placed again, and the move ends the old membership in the same transaction;
@@ -454,12 +454,12 @@ struct Placement {
                     first_name = excluded.first_name, last_name = excluded.last_name,
                     phone = coalesce(excluded.phone, people.phone), sex = excluded.sex,
                     school_year = excluded.school_year, grad_year = coalesce(excluded.grad_year, people.grad_year),
-                    campus_id = excluded.campus_id
+                    campus_id = excluded.campus_id, is_member = true
                 where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.grad_year,
-                       people.campus_id)
+                       people.campus_id, people.is_member)
                     is distinct from (excluded.first_name, excluded.last_name, coalesce(excluded.phone, people.phone),
                                       excluded.sex, excluded.school_year, coalesce(excluded.grad_year, people.grad_year),
-                                      excluded.campus_id)
+                                      excluded.campus_id, true)
                 returning id, xmax = 0 as inserted
             )
             select id, case when inserted then 'inserted' else 'updated' end from upserted

@@ -9,10 +9,10 @@ struct LoggedTable {
     let otherColumns: [String]
 
     /// Every logged table in dependency order (a table only references earlier ones): each kind's
-    /// table, then the tables of its lists.
+    /// table, then the tables of its lists and the others it owns.
     static let dependencyOrder: [String] = Kind.allCases.reduce(into: []) { order, kind in
         let spec = KindSpec.of(kind)
-        for table in [spec.table] + spec.lists.map({ $0.relation.childTable }) where !order.contains(table) {
+        for table in [spec.table] + spec.lists.map({ $0.relation.childTable }) + spec.ownedTables where !order.contains(table) {
             order.append(table)
         }
     }

@@ -112,8 +112,8 @@ public struct Undo {
             for table in tables.reversed() { report.removed[table.name] = try remove(table) }
             try connection.query("update import_runs set status = 'undone', undone_at = now() where id = \(runID)")
             try connection.execute("commit")
-        } catch let error as PostgresError where ["23503", "23505", "CB001"].contains(error.sqlState) {
-            // A key taken again, a row still used, a group full again: rows outside the run stand in the way.
+        } catch let error as PostgresError where ["23503", "23505", "CB001", "CB002"].contains(error.sqlState) {
+            // A key taken again, a row still used, a group or a car full again: rows outside the run stand in the way.
             try? connection.execute("rollback")
             throw CruBatchError.refused("cannot undo run \(runID): \(error.description)")
         } catch {

@@ -1,0 +1,124 @@
+import CruBatch
+import CruBatchTestSupport
+import Foundation
+import PostgresClient
+import Testing
+
+/// Ride sharing for events: offers by members only, requests by anyone (a newcomer is added as a
+/// non-member), cancelling, the cars of an event for people, and nightly's rides files.
+@Suite("rides")
+struct RidesTests {
+    private let scratch = ScratchDirectory()
+
+    private static let offerHeader =
+        "event,email,direction,seats,departs_to,departs_from,pickup_location,latitude,longitude,postal_code,status\n"
+    private static let requestHeader = "event,email,first_name,last_name,phone,direction,pickup_location,latitude,longitude,"
+        + "postal_code,earliest_departure,latest_departure,status\n"
+
+    /// A guest of central-coast's ride requests: a non-member.
+    private static let guest = "jordan.whitfield@gmail.com"
+
+    private func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test("an offer file: a driver who is not a member (unknown, or only a passenger), seats outside 1-8, a missing departure and half a position are refused with file, line, column and reason; nothing is written")
+    func offersRefused() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let file = try scratch.writeFile("ride-offers.csv", Self.offerHeader + """
+            winter-conference-2026,kwame.mensah@cru.org,to,3,2026-12-28T08:00:00,,Rec Center,,,,open
+            winter-conference-2026,stranger@example.edu,to,3,2026-12-28T08:00:00,,Rec Center,,,,open
+            winter-conference-2026,\(Self.guest),to,3,2026-12-28T08:00:00,,Mission Plaza,,,,open
+            winter-conference-2026,luis.garcia@cru.org,to,9,2026-12-28T08:00:00,,Rec Center,,,,open
+            winter-conference-2026,andres.perez@cru.org,both,3,2026-12-28T08:00:00,,Rec Center,,,,open
+            winter-conference-2026,ptran@calpoly.edu,to,3,2026-12-28T08:00:00,,Rec Center,35.3,,,open
+
+            """)
+        let offers = try database.count("select count(*) from ride_offers")
+        let result = try database.run(["import", "ride-offers", file])
+        #expect(result.status == 1, "\(result.stderr)")
+        let reason = "error[not-a-member]: driver with this email is not a registered Cru member: only members offer rides"
+        for expected in ["\(file):3:2: \(reason)", "\(file):4:2: \(reason)",
+                         "\(file):5:4: error[out-of-range]: seats: 9 is out of range",
+                         "\(file):6:6: error[missing-value]: departs_from is required for a ride back from the event",
+                         "\(file):7:9: error[missing-value]: longitude is empty, but latitude is given"] {
+            #expect(result.stderr.contains(expected), "\(expected)\n\(result.stderr)")
+        }
+        #expect(!result.stderr.contains("stranger@example.edu") && !result.stderr.contains(Self.guest))
+        #expect(result.stdout.contains("5 errors, 0 warnings: nothing was written"), "\(result.stdout)")
+        #expect(try database.count("select count(*) from ride_offers") == offers)
+    }
+
+    @Test("a request from someone crubatch does not know adds them as a non-member, who cannot drive until students.csv lists them")
+    func newcomerRequests() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let unnamed = try scratch.writeFile("unnamed/ride-requests.csv", Self.requestHeader
+            + "winter-conference-2026,sam.new@example.edu,,,,to,Mission Plaza,,,,,,\n")
+        let refused = try database.run(["import", "ride-requests", unnamed])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(unnamed):2:3: error[missing-value]: first_name is required for a passenger crubatch does not know yet"),
+                "\(refused.stderr)")
+        #expect(try database.count("select count(*) from people where email = 'sam.new@example.edu'") == 0)
+
+        let file = try scratch.writeFile("ride-requests.csv", Self.requestHeader
+            + "winter-conference-2026,Sam.New@example.edu,Sam,New,(805) 555-0142,to,Mission Plaza,,,93401,,,\n")
+        let result = try database.run(["import", "ride-requests", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("ride-requests: added 1 person as non-members"), "\(result.stdout)")
+        let person = try database.connect().query("""
+            select first_name, last_name, phone, is_member::text, is_leader::text from people where email = 'sam.new@example.edu'
+            """).texts
+        #expect(person == [["Sam", "New", "+18055550142", "false", "false"]])
+        #expect(try database.count("""
+            select count(*) from ride_requests r join people p on p.id = r.passenger_id
+            where p.email = 'sam.new@example.edu' and r.status = 'pending' and r.direction = 'to'
+            """) == 1)
+        #expect(!(try database.run(["export", "students"]).stdout.contains("sam.new@example.edu")))
+
+        let offer = try scratch.writeFile("offer/ride-offers.csv", Self.offerHeader
+            + "winter-conference-2026,sam.new@example.edu,to,2,2026-12-28T08:00:00,,Mission Plaza,,,,\n")
+        #expect(try database.run(["import", "ride-offers", offer]).stderr.contains("error[not-a-member]"))
+        let students = try scratch.writeFile("students.csv", "email,first_name,last_name\nsam.new@example.edu,Sam,New\n")
+        #expect(try database.run(["import", "students", students]).status == 0)
+        #expect(try database.count("select count(*) from people where email = 'sam.new@example.edu' and is_member") == 1)
+        let member = try database.run(["import", "ride-offers", offer])
+        #expect(member.status == 0, "\(member.stderr)")
+    }
+
+    @Test("import, export, import again: the rides change nothing, and a fresh database gives the same bytes")
+    func roundTrip() throws {
+        let source = try LoadedDatabase.get()
+        let folder = try scratch.folder("first")
+        for kind in ["ride-offers", "ride-requests"] {
+            #expect(try source.run(["export", kind, "--out", "\(folder)/\(kind).csv"]).status == 0)
+        }
+        let again = try json(try source.run(["import", "--dir", folder, "--dry-run", "--format", "json"]).stdout)
+        let files = try #require(again["files"] as? [[String: Any]])
+        #expect(files.map { $0["unchanged"] as? Int } == [6, 8])
+        #expect(files.allSatisfy { $0["would_insert"] as? Int == 0 && $0["would_update"] as? Int == 0 })
+
+        let fresh = try TestDatabase(importing: "central-coast")
+        #expect(try fresh.run(["import", "--dir", folder]).status == 0)
+        for kind in ["ride-offers", "ride-requests"] {
+            let first = try String(contentsOfFile: "\(folder)/\(kind).csv", encoding: .utf8)
+            #expect(try fresh.run(["export", kind]).stdout == first, "\(kind)")
+        }
+    }
+
+    @Test("migration 9 reads an event's rideshare yes as both ways, in the table and in earlier change images")
+    func migrationKeepsRideshare() throws {
+        let database = try TestDatabase.empty()
+        let connection = try database.connect()
+        _ = try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 9 }).migrate()
+        try connection.execute("""
+            insert into events (code, name, starts_at, rideshare) values ('picnic', 'Picnic', now(), true), ('talk', 'Talk', now(), false);
+            insert into run_changes (run_id, table_name, row_id, operation, before, after)
+            select 1, 'events', id, 'update', to_jsonb(e) || '{"rideshare": false}', to_jsonb(e) from events e;
+            """)
+        #expect(try database.run(["migrate"]).status == 0)
+        #expect(try connection.query("select code, rideshare from events order by code").texts == [["picnic", "both"], ["talk", "no"]])
+        #expect(try connection.query("""
+            select before->>'rideshare', after->>'rideshare' from run_changes order by row_id
+            """).texts == [["no", "both"], ["no", "no"]])
+    }
+}
