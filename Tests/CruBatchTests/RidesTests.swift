@@ -22,6 +22,24 @@ struct RidesTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// The id of the offer of `driver` (or request of `passenger`) for `event`.
+    private func id(_ table: String, _ email: String, _ event: String, in database: TestDatabase) throws -> Int {
+        let person = table == "ride_offers" ? "driver_id" : "passenger_id"
+        return try database.count("""
+            select r.id from \(unescaped: table) r join people p on p.id = r.\(unescaped: person) join events e on e.id = r.event_id
+            where p.email = \(email) and e.code = \(event)
+            """)
+    }
+
+    /// Seats the requests of `passengers` in the offer of `driver` for `event`, on `leg`, as `rides pair` would.
+    private func pair(_ driver: String, _ passengers: [String], leg: String, event: String, in database: TestDatabase) throws {
+        let offer = try id("ride_offers", driver, event, in: database)
+        for passenger in passengers {
+            let request = try id("ride_requests", passenger, event, in: database)
+            try database.connect().query("insert into ride_pairings (offer_id, request_id, leg) values (\(offer), \(request), \(leg))")
+        }
+    }
+
     @Test("an offer file: a driver who is not a member (unknown, or only a passenger), seats outside 1-8, a missing departure and half a position are refused with file, line, column and reason; nothing is written")
     func offersRefused() throws {
         let database = try TestDatabase(importing: "central-coast")
@@ -103,6 +121,73 @@ struct RidesTests {
             let first = try String(contentsOfFile: "\(folder)/\(kind).csv", encoding: .utf8)
             #expect(try fresh.run(["export", kind]).stdout == first, "\(kind)")
         }
+    }
+
+    @Test("cancelling an offer ends its pairings and its passengers' requests wait again; undo puts the car back")
+    func cancelOffer() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let (retreat, driver) = ("fall-retreat-2026", "lauren.oneill@cru.org")
+        try pair(driver, ["mkahananui@calpoly.edu", Self.guest], leg: "to", event: retreat, in: database)
+        try pair(driver, ["mkahananui@calpoly.edu"], leg: "from", event: retreat, in: database)
+        try pair("luca.dubois68@icloud.com", ["abigail.kowalski@my.cuesta.edu"], leg: "to", event: retreat, in: database)
+        let offer = try id("ride_offers", driver, retreat, in: database)
+        let passengers = try [id("ride_requests", "mkahananui@calpoly.edu", retreat, in: database),
+                              id("ride_requests", Self.guest, retreat, in: database)]
+
+        let result = try database.run(["rides", "cancel", "--offer", String(offer)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("3 pairings ended; requests \(passengers.map(String.init).joined(separator: ", ")) wait for a ride again"),
+                "\(result.stdout)")
+        #expect(try database.connect().query("""
+            select status, (ended_at is not null)::text from ride_offers where id = \(offer)
+            """).texts == [["cancelled", "true"]])
+        #expect(try database.count("""
+            select count(*) from ride_pairings where offer_id = \(offer) and ended_at is not null and end_reason = 'offer-cancelled'
+            """) == 3)
+        #expect(try database.count("""
+            select count(*) from ride_requests r where r.id = any(\(passengers)::bigint[]) and r.status = 'pending'
+            and not exists (select 1 from ride_pairings p where p.request_id = r.id and p.ended_at is null)
+            """) == 2)
+        #expect(try database.count("select count(*) from ride_pairings where ended_at is null") == 1)
+        #expect(try database.run(["rides", "cancel", "--offer", String(offer)]).stdout.contains("was cancelled already; nothing changed"))
+
+        let run = try database.count("select max(id) from import_runs where kind = 'rides-cancel'")
+        let shown = try database.run(["runs", "show", String(run)])
+        #expect(shown.stdout.contains("rides cancel offer \(offer)"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("ride_pairings    3") && shown.stdout.contains("ride_offers      1"), "\(shown.stdout)")
+        #expect(try database.run(["undo", String(run)]).status == 0)
+        #expect(try database.count("select count(*) from ride_pairings where ended_at is null") == 4)
+        #expect(try database.count("select count(*) from ride_offers where id = \(offer) and status = 'open'") == 1)
+    }
+
+    @Test("cancelling a request ends its pairing and frees its seat; an import of status cancelled does the same")
+    func cancelRequest() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let (winter, driver) = ("winter-conference-2026", "jasmine.bautista@my.cuesta.edu")
+        try database.connect().query("""
+            update ride_offers set seats = 1 where id = \(try id("ride_offers", driver, winter, in: database))
+            """)
+        try pair(driver, ["priya.ramanathan@yahoo.com"], leg: "to", event: winter, in: database)
+        #expect(throws: PostgresError.self) { try pair(driver, ["anguyen@calpoly.edu"], leg: "to", event: winter, in: database) }
+
+        let request = try id("ride_requests", "priya.ramanathan@yahoo.com", winter, in: database)
+        let result = try database.run(["rides", "cancel", "--request", String(request), "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try json(result.stdout)
+        #expect(report["pairings_ended"] as? Int == 1 && report["kind"] as? String == "request")
+        #expect(try database.count("""
+            select count(*) from ride_pairings where request_id = \(request) and end_reason = 'request-cancelled'
+            """) == 1)
+        try pair(driver, ["anguyen@calpoly.edu"], leg: "to", event: winter, in: database)
+
+        let file = try scratch.writeFile("ride-requests.csv", Self.requestHeader
+            + "\(winter),anguyen@calpoly.edu,,,,both,\"Cal Poly Rec Center, Grand Ave lot\",35.301600,-120.657800,,,,cancelled\n")
+        #expect(try database.run(["import", "ride-requests", file]).status == 0)
+        #expect(try database.count("""
+            select count(*) from ride_pairings p join ride_requests r on r.id = p.request_id
+            where r.status = 'cancelled' and p.end_reason = 'request-cancelled'
+            """) == 2)
+        #expect(try database.run(["rides", "cancel", "--request", "999999"]).status == 64)
     }
 
     @Test("migration 9 reads an event's rideshare yes as both ways, in the table and in earlier change images")

@@ -1,10 +1,11 @@
 import Foundation
 import PostgresClient
 
-/// The `import_runs` row of every run that writes (import, place, forget). It is written outside the
-/// run's transaction, so a failed or killed run stays listed. Inside the transaction, `record(as:)`
-/// names the run in the setting `crubatch.run_id`, and the change-log triggers file every row the
-/// run changes under it in `run_changes`, which `runs show` lists and `undo` reads.
+/// The `import_runs` row of every run that writes (import, place, forget, rides cancel). It is
+/// written outside the run's transaction, so a failed or killed run stays listed. Inside the
+/// transaction, `record(as:)` names the run in the setting `crubatch.run_id`, and the change-log
+/// triggers file every row the run changes under it in `run_changes`, which `runs show` lists and
+/// `undo` reads.
 struct RunLog {
     /// While its process lives, a run holds the advisory lock (`lockSpace`, its id), which pg_locks
     /// shows as classid and objid; a run still `running` without it was killed.
@@ -23,11 +24,16 @@ struct RunLog {
         var rejected = 0
     }
 
-    /// What a run was, for messages: `import groups groups.csv`, `place answers.csv`, `forget`.
+    /// The kind of a `rides cancel` run, whose file names what it cancelled (`offer 12`).
+    static let ridesCancel = "rides-cancel"
+
+    /// What a run was, for messages: `import groups groups.csv`, `place answers.csv`, `forget`,
+    /// `rides cancel offer 12`.
     static func description(kind: String, file: String) -> String {
         switch kind {
         case "place": "place \(file)"
         case "forget": "forget"
+        case ridesCancel: "rides cancel \(file)"
         default: "import \(kind) \(file)"
         }
     }

@@ -1,0 +1,119 @@
+import PostgresClient
+
+/// `crubatch rides cancel --offer ID | --request ID`: the status change an import of status
+/// `cancelled` makes, for one offer or request. The database then ends the offer's or request's
+/// active pairings (migration 9's triggers): an offer's passengers wait for a ride again, a
+/// request's seat is free again. The change is a run (kind `rides-cancel`) in the change log, so
+/// `runs show` lists it and `undo` takes it back.
+public struct RideCancellation {
+    /// What to cancel: a ride offer or a ride request, by id.
+    public enum Target: Sendable, Equatable {
+        case offer(Int)
+        case request(Int)
+
+        var table: String {
+            switch self {
+            case .offer: "ride_offers"
+            case .request: "ride_requests"
+            }
+        }
+
+        var id: Int {
+            switch self {
+            case .offer(let id), .request(let id): id
+            }
+        }
+
+        /// `offer`, `request`: in messages, and as the run's file name (`offer 12`).
+        var noun: String {
+            switch self {
+            case .offer: "offer"
+            case .request: "request"
+            }
+        }
+
+        /// The pairings' column naming it.
+        var pairingColumn: String {
+            switch self {
+            case .offer: "offer_id"
+            case .request: "request_id"
+            }
+        }
+    }
+
+    /// What a cancellation did: the pairings it ended and the requests that wait for a ride again.
+    public struct Report: Sendable, CommandReport {
+        public let kind: String
+        public let id: Int
+        public let event: String
+        /// The run that recorded it; nil when it was cancelled already and nothing changed.
+        public let runId: Int?
+        public let alreadyCancelled: Bool
+        public let pairingsEnded: Int
+        /// The requests whose pairing ended, each waiting (pending) for a ride again on that leg; for a
+        /// cancelled request, none.
+        public let requestsWaiting: [Int]
+
+        public var text: String {
+            let what = "ride \(kind) \(id) (\(event))"
+            if alreadyCancelled { return "\(what) was cancelled already; nothing changed" }
+            var text = "cancelled \(what) (run \(runId ?? 0)): \(pairingsEnded) pairing\(pairingsEnded == 1 ? "" : "s") ended"
+            if !requestsWaiting.isEmpty {
+                text += "; request\(requestsWaiting.count == 1 ? "" : "s") "
+                    + requestsWaiting.map(String.init).joined(separator: ", ") + " wait for a ride again"
+            }
+            return text
+        }
+    }
+
+    let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    public func cancel(_ target: Target) throws -> Report {
+        try Migrator(connection: connection).requireCurrent()
+        try connection.execute("set time zone 'UTC'")
+        guard let row = try connection.query("""
+            select r.status, e.code from \(unescaped: target.table) r join events e on e.id = r.event_id where r.id = \(target.id)
+            """).rows.first else {
+            throw CruBatchError.usage("there is no ride \(target.noun) \(target.id) (see `crubatch export rides --event CODE`)")
+        }
+        let event = try row.decode(String.self, 1)
+        let cancelled = KindCatalog.rideCancelled
+        guard try row.decode(String.self, 0) != "cancelled" else {
+            return Report(kind: target.noun, id: target.id, event: event, runId: nil, alreadyCancelled: true,
+                          pairingsEnded: 0, requestsWaiting: [])
+        }
+        let runLog = RunLog(connection: connection)
+        let runID = try runLog.start(kind: RunLog.ridesCancel, file: "\(target.noun) \(target.id)", dryRun: false)
+        var ended: [Int] = []
+        try connection.execute("begin")
+        do {
+            try WriterLocks.hold([.rideOffers, .rideRequests], on: connection, against: "an import of ride offers or requests")
+            try runLog.record(as: runID)
+            try connection.query("""
+                update \(unescaped: target.table) r set \(unescaped: cancelled.retire)
+                where r.id = \(target.id) and \(unescaped: cancelled.isCurrent(over: "r"))
+                """)
+            // The triggers ended the pairings in this transaction, so at its now().
+            ended = try connection.query("""
+                select request_id from ride_pairings
+                where \(unescaped: target.pairingColumn) = \(target.id) and ended_at = now() order by request_id, leg
+                """).rows.map { try $0.decode(Int.self, 0) }
+            try connection.execute("commit")
+        } catch {
+            try? connection.execute("rollback")
+            try? runLog.finish(runID, status: "failed", error: String(describing: error))
+            throw error
+        }
+        try runLog.finish(runID, status: "succeeded", counts: RunLog.Counts(read: 1, updated: ended.count, archived: 1))
+        var waiting: [Int] = []
+        if case .offer = target {
+            for request in ended where !waiting.contains(request) { waiting.append(request) }
+        }
+        return Report(kind: target.noun, id: target.id, event: event, runId: runID, alreadyCancelled: false,
+                      pairingsEnded: ended.count, requestsWaiting: waiting)
+    }
+}
