@@ -19,8 +19,9 @@ struct ExportCommand: ParsableCommand {
           crubatch export roster --campus calpoly --format json --out roster.json
           crubatch export calendar --ministry epic-calpoly --out epic.ics
           crubatch export calendar --campus calpoly --terms --out calpoly-terms.ics
+          crubatch export rides --event fall-retreat-2026 --out retreat-rides.csv
         """,
-        subcommands: [ExportKindCommand.self, ExportRosterCommand.self, ExportCalendarCommand.self],
+        subcommands: [ExportKindCommand.self, ExportRosterCommand.self, ExportCalendarCommand.self, ExportRidesCommand.self],
         defaultSubcommand: ExportKindCommand.self
     )
 }
@@ -129,3 +130,29 @@ struct ExportRosterCommand: ParsableCommand {
 }
 
 extension RosterAudience: ExpressibleByArgument {}
+
+struct ExportRidesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rides",
+        abstract: "Export an event's cars: each open ride offer with its driver, departure, pickup and seats, then its passengers.",
+        discussion: """
+        --format csv (the default) is for people: the event's block (Event, Starts, Location, Ride sharing), then per car a block (Offer id, Driver with email and phone, Goes, Leaves for the event, Leaves the event, Pickup, Seats) over its passengers (Request id, First name, Last name, Phone, Rides, Pickup), each block followed by an empty line; US phones as (805) 555-0203, times in the event's time zone, UTF-8 with a BOM. --format json is one document for scripts. Cancelled offers and ended pairings are left out; `nightly` writes the file of every upcoming event that shares rides.
+
+        Examples:
+          crubatch export rides --event fall-retreat-2026 --out retreat-rides.csv
+          crubatch export rides --event fall-retreat-2026 --format json
+        """)
+
+    @Option(help: "The event (code).") var event: String
+    @Option(help: "csv or json.") var format: RidesFormat = .csv
+    @OptionGroup var output: ExportOutputOptions
+    @OptionGroup var database: DatabaseOptions
+
+    enum RidesFormat: String, ExpressibleByArgument, CaseIterable { case csv, json }
+
+    func run() throws {
+        try output.run("cars", json: format == .json, database: database) { exporter, target in
+            format == .csv ? try exporter.exportRidesCSV(event: event, to: target) : try exporter.exportRidesJSON(event: event, to: target)
+        }
+    }
+}

@@ -103,7 +103,7 @@ struct ExportTests {
         let manifest = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         let files = manifest["files"] as! [[String: Any]]
         let groups = try LoadedDatabase.get().count("select count(*) from community_groups")
-        #expect(files.count == 1 + groups + Kind.allCases.count + 1 + 3)
+        #expect(files.count == 1 + groups + Kind.allCases.count + 1 + 3 + NightlySafetyTests.upcomingRides.count)
         for file in files {
             let path = folder + "/" + (file["file"] as! String)
             #expect(try sha256sum(path) == file["sha256"] as? String, "\(path)")

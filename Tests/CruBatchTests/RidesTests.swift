@@ -190,6 +190,59 @@ struct RidesTests {
         #expect(try database.run(["rides", "cancel", "--request", "999999"]).status == 64)
     }
 
+    @Test("export rides: the exact bytes of a car for people, mode 0600; its JSON")
+    func exportRides() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let (beach, driver) = ("aia-beach-day", "jiwoo.jung@gmail.com")
+        try pair(driver, ["sfonoti@calpoly.edu"], leg: "to", event: beach, in: database)
+        let offer = try id("ride_offers", driver, beach, in: database)
+        let request = try id("ride_requests", "sfonoti@calpoly.edu", beach, in: database)
+        let out = try scratch.folder() + "/beach.csv"
+
+        let result = try database.run(["export", "rides", "--event", beach, "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("wrote 1 cars to \(out)"))
+        let expected = "\u{FEFF}" + [
+            "Event,AIA Beach Day at Avila (aia-beach-day)", "Starts,2026-10-03 10:00", "Location,Avila Beach",
+            "Ride sharing,to the event", "",
+            "Offer,\(offer)", "Driver,Ji-woo Jung,jiwoo.jung@gmail.com,(805) 555-0189", "Goes,to the event",
+            "Leaves for the event,2026-10-03 09:30", "Pickup,\"Cal Poly Rec Center, Grand Ave lot\"", "Seats,4",
+            "Request,First name,Last name,Phone,Rides,Pickup", "\(request),Sione,Fonoti,(559) 555-0192,to the event,Yakʔitʸutʸu Hall",
+            "",
+        ].map { $0 + "\r\n" }.joined()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(expected.utf8))
+        #expect(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int == 0o600)
+
+        let document = try json(try database.run(["export", "rides", "--event", beach, "--format", "json"]).stdout)
+        #expect(document["kind"] as? String == "rides" && document["format"] as? Int == 1)
+        let car = try #require((document["cars"] as? [[String: Any]])?.first)
+        #expect(car["seats"] as? Int == 4 && car["departs_to"] as? String == "2026-10-03 09:30")
+        let passenger = try #require((car["passengers"] as? [[String: Any]])?.first)
+        #expect(passenger["legs"] as? [String] == ["to"] && passenger["phone"] as? String == "+15595550192")
+
+        #expect(try database.run(["export", "rides", "--event", "nope"]).status == 64)
+    }
+
+    @Test("nightly writes the rides file of each upcoming event that shares rides, listed in the manifest")
+    func nightlyRides() throws {
+        let database = try LoadedDatabase.get()
+        let out = try scratch.folder() + "/nightly"
+        let result = try database.run(["nightly", "--out", out, "--date", "2026-10-01"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let folder = out + "/latest"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/rides").sorted() == [
+            "aia-beach-day.csv", "bridges-thanksgiving.csv", "destino-noche.csv", "fall-retreat-2026.csv",
+            "winter-conference-2026.csv",
+        ])
+        let retreat = folder + "/rides/fall-retreat-2026.csv", single = out + "/retreat.csv"
+        #expect(try database.run(["export", "rides", "--event", "fall-retreat-2026", "--out", single]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: retreat)) == Data(contentsOf: URL(fileURLWithPath: single)))
+        let manifest = try json(try String(contentsOfFile: folder + "/manifest.json", encoding: .utf8))
+        let entry = try #require((manifest["files"] as? [[String: Any]])?.first { $0["file"] as? String == "rides/fall-retreat-2026.csv" })
+        #expect(entry["rows"] as? Int == 2)
+        #expect(entry["sha256"] as? String == (try sha256sum(retreat)))
+    }
+
     @Test("migration 9 reads an event's rideshare yes as both ways, in the table and in earlier change images")
     func migrationKeepsRideshare() throws {
         let database = try TestDatabase.empty()

@@ -156,7 +156,7 @@ public struct Exporter {
         return try sink.finish(rows: rows)
     }
 
-    private func write(_ bytes: [UInt8], rows: Int, to target: OutputTarget) throws -> ExportedFile {
+    func write(_ bytes: [UInt8], rows: Int, to target: OutputTarget) throws -> ExportedFile {
         let sink = try ExportSink(target)
         try sink.write(bytes)
         return try sink.finish(rows: rows)

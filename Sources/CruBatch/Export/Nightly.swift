@@ -3,9 +3,9 @@ import CSVStream
 import Foundation
 import PostgresClient
 
-/// The nightly job: every roster (CSV for machines, or workbooks), every kind and the calendars
-/// into `DIR/YYYY-MM-DD/` with a `manifest.json`, built in a temporary folder and renamed into
-/// place in one step, so a failure leaves no dated folder and the previous one untouched.
+/// The nightly job: every roster (CSV for machines, or workbooks), every kind, the calendars and the
+/// cars of each upcoming event that shares rides into `DIR/YYYY-MM-DD/` with a `manifest.json`,
+/// built in a temporary folder and renamed into place in one step, so a failure leaves no dated folder and the previous one untouched.
 /// `DIR/latest` points to the newest. A file that bad data keeps from being written is skipped and
 /// listed in the manifest's `errors`.
 public struct NightlyExport {
@@ -103,7 +103,7 @@ public struct NightlyExport {
     }
 
     private func export(into folder: String, date: String) throws -> Manifest {
-        for sub in ["", "/rosters", "/data", "/calendars"] { try create(folder + sub) }
+        for sub in ["", "/rosters", "/data", "/calendars", "/rides"] { try create(folder + sub) }
         try connection.execute("begin isolation level repeatable read read only")
         defer { try? connection.execute("commit") }
         let exporter = try Exporter(connection: connection)
@@ -142,6 +142,11 @@ public struct NightlyExport {
         for campus in try connection.query("select code from campuses where archived_at is null order by code").rows.map({ try $0.decode(String.self, 0) }) {
             try add("calendars", Self.fileName(for: campus, of: "campus", extension: "ics")) {
                 try exporter.exportCalendar(.campus(campus), to: $0, today: self.date)
+            }
+        }
+        for event in try exporter.upcomingRideShareEvents(on: self.date) {
+            try add("rides", Self.fileName(for: event, of: "event", extension: "csv")) {
+                try exporter.exportRidesCSV(event: event, to: $0)
             }
         }
         let manifest = Manifest(date: date, crubatchVersion: CruBatchVersion.current, files: files, errors: errors)

@@ -1,0 +1,136 @@
+import PostgresClient
+
+/// One event's cars: each open offer with its driver, when and where it leaves, its seats, and the
+/// passengers of its active pairings. Times are wall-clock times in the event's zone
+/// (`2026-10-16 15:30`); phones as stored (E.164). `export rides` writes it as blocks for people or
+/// as one JSON document.
+struct RideCars: Encodable {
+    /// The event, as its block of a rides file names it.
+    struct Event: Encodable {
+        let code: String
+        let name: String
+        let startsAt: String
+        let location: String?
+        /// The ways it shares rides: no, to, from, both.
+        let rideshare: String
+    }
+
+    /// Who drives.
+    struct Driver: Encodable {
+        let firstName: String
+        let lastName: String
+        let email: String
+        let phone: String?
+    }
+
+    /// Someone riding in a car, one way or both.
+    struct Passenger: Encodable {
+        /// The ride request's id (for `rides cancel --request`).
+        let request: Int
+        let firstName: String
+        let lastName: String
+        let email: String
+        let phone: String?
+        /// The legs of this car the passenger rides: `to`, `from` or both.
+        let legs: [String]
+        let pickupLocation: String
+        let postalCode: String?
+
+        /// The legs in words: `to the event`, `to the event and back` ...
+        var ridesText: String { (legs.count > 1 ? RideDirection.both : RideDirection(rawValue: legs[0]) ?? .both).phrase }
+    }
+
+    /// One open offer and who rides with it.
+    struct Car: Encodable {
+        /// The ride offer's id (for `rides cancel --offer`).
+        let offer: Int
+        let driver: Driver
+        let direction: String
+        let departsTo: String?
+        let departsFrom: String?
+        let pickupLocation: String
+        let latitude: Double?
+        let longitude: Double?
+        let postalCode: String?
+        let seats: Int
+        let passengers: [Passenger]
+    }
+
+    let event: Event
+    let cars: [Car]
+
+    /// The cars of the event with this code, by departure time, then driver; cancelled offers and
+    /// ended pairings are left out. An unknown code is a usage error.
+    static func load(event code: String, connection: PostgresConnection) throws -> RideCars {
+        guard let row = try connection.query("""
+            select e.id, e.code, e.name, to_char(e.starts_at at time zone e.timezone, 'YYYY-MM-DD HH24:MI'), e.location,
+                   e.rideshare, e.timezone
+            from events e where e.code = \(code.lowercased())
+            """).rows.first else {
+            throw CruBatchError.usage("no event \(code): check the code (see `crubatch export events`)")
+        }
+        let id = try row.decode(Int.self, 0), zone = try row.decode(String.self, 6)
+        let event = Event(code: try row.decode(String.self, 1), name: try row.decode(String.self, 2),
+                          startsAt: try row.decode(String.self, 3), location: try row.decode(String?.self, 4),
+                          rideshare: try row.decode(String.self, 5))
+        var passengers: [Int: [Passenger]] = [:]
+        for row in try connection.query("""
+            select p.offer_id, r.id, q.first_name, q.last_name, q.email, q.phone, string_agg(p.leg, ';' order by p.leg = 'from'),
+                   r.pickup_location, r.postal_code
+            from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+            join people q on q.id = r.passenger_id
+            where o.event_id = \(id) and p.ended_at is null
+            group by p.offer_id, r.id, q.first_name, q.last_name, q.email, q.phone
+            order by q.last_name, q.first_name, q.email
+            """).rows {
+            passengers[try row.decode(Int.self, 0), default: []].append(Passenger(
+                request: try row.decode(Int.self, 1), firstName: try row.decode(String.self, 2),
+                lastName: try row.decode(String.self, 3), email: try row.decode(String.self, 4),
+                phone: try row.decode(String?.self, 5), legs: try row.decode(String.self, 6).split(separator: ";").map(String.init),
+                pickupLocation: try row.decode(String.self, 7), postalCode: try row.decode(String?.self, 8)))
+        }
+        let cars = try connection.query("""
+            select o.id, d.first_name, d.last_name, d.email, d.phone, o.direction,
+                   to_char(o.departs_to at time zone \(zone), 'YYYY-MM-DD HH24:MI'),
+                   to_char(o.departs_from at time zone \(zone), 'YYYY-MM-DD HH24:MI'),
+                   o.pickup_location, o.latitude::float8, o.longitude::float8, o.postal_code, o.seats
+            from ride_offers o join people d on d.id = o.driver_id
+            where o.event_id = \(id) and \(unescaped: KindCatalog.rideCancelled.isCurrent(over: "o"))
+            order by coalesce(o.departs_to, o.departs_from), d.last_name, d.first_name, d.email
+            """).rows.map { row in
+            let offer = try row.decode(Int.self, 0)
+            return Car(offer: offer,
+                       driver: Driver(firstName: try row.decode(String.self, 1), lastName: try row.decode(String.self, 2),
+                                      email: try row.decode(String.self, 3), phone: try row.decode(String?.self, 4)),
+                       direction: try row.decode(String.self, 5), departsTo: try row.decode(String?.self, 6),
+                       departsFrom: try row.decode(String?.self, 7), pickupLocation: try row.decode(String.self, 8),
+                       latitude: try row.decode(Double?.self, 9), longitude: try row.decode(Double?.self, 10),
+                       postalCode: try row.decode(String?.self, 11), seats: try row.decode(Int.self, 12),
+                       passengers: passengers[offer] ?? [])
+        }
+        return RideCars(event: event, cars: cars)
+    }
+
+    /// The rides file for people, block by block: the event, then per car its offer, driver, the
+    /// ways it goes and when it leaves, where it picks up and its seats, over its passengers' table.
+    /// Phones in the form people write them.
+    var blocks: [[[String]]] {
+        let sharing = RideDirection(rawValue: event.rideshare)?.phrase ?? "none"
+        let head = [["Event", "\(event.name) (\(event.code))"], ["Starts", event.startsAt]]
+            + (event.location.map { [["Location", $0]] } ?? []) + [["Ride sharing", sharing]]
+        return [head] + cars.map { car in
+            let driver = car.driver
+            return [["Offer", String(car.offer)],
+                    ["Driver", "\(driver.firstName) \(driver.lastName)", driver.email, PeopleRoster.phoneText(driver.phone)],
+                    ["Goes", RideDirection(rawValue: car.direction)?.phrase ?? car.direction]]
+                + (car.departsTo.map { [["Leaves for the event", $0]] } ?? [])
+                + (car.departsFrom.map { [["Leaves the event", $0]] } ?? [])
+                + [["Pickup", car.pickupLocation] + (car.postalCode.map { [$0] } ?? []), ["Seats", String(car.seats)],
+                   ["Request", "First name", "Last name", "Phone", "Rides", "Pickup"]]
+                + car.passengers.map { passenger in
+                    [String(passenger.request), passenger.firstName, passenger.lastName,
+                     PeopleRoster.phoneText(passenger.phone), passenger.ridesText, passenger.pickupLocation]
+                }
+        }
+    }
+}
