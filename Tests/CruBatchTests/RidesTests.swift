@@ -243,6 +243,19 @@ struct RidesTests {
         #expect(entry["sha256"] as? String == (try sha256sum(retreat)))
     }
 
+    @Test("forgetting a driver cancels their car: its passengers wait again, and it leaves the rides export")
+    func forgetDriver() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let (retreat, driver) = ("fall-retreat-2026", "lauren.oneill@cru.org")
+        try pair(driver, ["mkahananui@calpoly.edu"], leg: "to", event: retreat, in: database)
+        let forget = try database.run(["forget", driver])
+        #expect(forget.status == 0, "\(forget.stderr)")
+        #expect(forget.stdout.contains("1 ride offer or request cancelled"), "\(forget.stdout)")
+        #expect(try database.count("select count(*) from ride_pairings where ended_at is null") == 0)
+        let cars = try database.run(["export", "rides", "--event", retreat]).stdout
+        #expect(!cars.contains("Forgotten") && cars.contains("Driver,Luca Dubois"), "\(cars)")
+    }
+
     @Test("migration 9 reads an event's rideshare yes as both ways, in the table and in earlier change images")
     func migrationKeepsRideshare() throws {
         let database = try TestDatabase.empty()

@@ -3,7 +3,7 @@ import PostgresClient
 
 /// `crubatch forget EMAIL`: erases one person's personal data when they ask to be forgotten. In one
 /// transaction their name, email and phone become placeholders (sex and school year are cleared),
-/// their memberships end, the notifications about them or to them are deleted, and the earlier
+/// their memberships end, their ride offers and requests are cancelled, the notifications about them or to them are deleted, and the earlier
 /// change images of their row in `run_changes` get the same placeholders. The run is recorded
 /// (kind `forget`, by whom, when) with one `run_changes` row that names the person's id and who
 /// asked, without the data; the erasure itself is not logged, so its before-image never exists.
@@ -14,12 +14,15 @@ public struct PersonalDataEraser {
         public let personID: Int
         public var membershipsEnded = 0
         public var notificationsDeleted = 0
+        /// Ride offers and requests of theirs that were cancelled (their pairings end with them).
+        public var ridesCancelled = 0
         /// Earlier change images of the person's row that were scrubbed.
         public var imagesScrubbed = 0
 
         public var text: String {
             "forgot person \(personID) (run \(runID)): name, email and phone replaced by placeholders; "
                 + "\(membershipsEnded) membership\(membershipsEnded == 1 ? "" : "s") ended, "
+                + "\(ridesCancelled) ride offer\(ridesCancelled == 1 ? "" : "s") or request\(ridesCancelled == 1 ? "" : "s") cancelled, "
                 + "\(notificationsDeleted) notification\(notificationsDeleted == 1 ? "" : "s") deleted, "
                 + "\(imagesScrubbed) earlier change image\(imagesScrubbed == 1 ? "" : "s") scrubbed"
         }
@@ -51,12 +54,13 @@ public struct PersonalDataEraser {
         var report = Report(runID: runID, personID: personID)
         try connection.execute("begin")
         do {
-            try WriterLocks.hold([.leaders, .students, .memberships], on: connection,
-                                 against: "an import of people or memberships, or a place,")
+            try WriterLocks.hold([.leaders, .students, .memberships, .rideOffers, .rideRequests], on: connection,
+                                 against: "an import of people, memberships or rides, or a place,")
             report.membershipsEnded = try connection.query("""
                 update memberships m set \(unescaped: KindCatalog.membershipEnd.retire)
                 where m.person_id = \(personID) and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
                 """).affectedRows
+            report.ridesCancelled = try cancelRides(of: personID)
             report.notificationsDeleted = try connection.query("""
                 delete from notifications where recipient_id = \(personID)
                 or membership_id in (select id from memberships where person_id = \(personID))
@@ -82,7 +86,21 @@ public struct PersonalDataEraser {
             try? runLog.finish(runID, status: "failed", error: String(describing: error))
             throw error
         }
-        try runLog.finish(runID, status: "succeeded", counts: RunLog.Counts(read: 1, updated: 1, archived: report.membershipsEnded))
+        try runLog.finish(runID, status: "succeeded",
+                          counts: RunLog.Counts(read: 1, updated: 1, archived: report.membershipsEnded + report.ridesCancelled))
         return report
+    }
+
+    /// Cancels the person's current ride offers and requests (the kinds whose key names a person and
+    /// that are cancelled rather than archived); returns how many.
+    private func cancelRides(of personID: Int) throws -> Int {
+        try [Kind.rideOffers, .rideRequests].map(KindSpec.of).reduce(0) { cancelled, spec in
+            guard let retirement = spec.retirement,
+                  let person = spec.keys.first(where: { $0.reference?.table == "people" })?.target?.name else { return cancelled }
+            return cancelled + (try connection.query("""
+                update \(unescaped: spec.table) r set \(unescaped: retirement.retire)
+                where r.\(unescaped: person) = \(personID) and \(unescaped: retirement.isCurrent(over: "r"))
+                """).affectedRows)
+        }
     }
 }
