@@ -6,7 +6,7 @@ import Foundation
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export a kind (in the format import reads), rosters or calendars.",
+        abstract: "Export a kind (in the format import reads), rosters, calendars or an event's cars.",
         discussion: """
         Without --out, or with --out -, the export goes to standard output. With --out FILE it is written to a temporary name beside the file (beside the file a symbolic link points to) and renamed over it, with mode 0600 (rosters hold personal data); a device, a named pipe or a socket is written through, never replaced. Exit 73 when the output cannot be written, 65 when the data cannot be exported (a time zone that is not a tz database name).
 

@@ -5,9 +5,9 @@ import Foundation
 struct NightlyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nightly",
-        abstract: "Export all rosters, every kind and the calendars into OUT/YYYY-MM-DD, for cron.",
+        abstract: "Export all rosters, every kind, the calendars and upcoming events' cars into OUT/YYYY-MM-DD, for cron.",
         discussion: """
-        Everything is written into a temporary folder and renamed into place in one step, with a manifest.json (file, rows, bytes, sha256). OUT/latest, a symbolic link, points to the newest folder; the newest --keep folders are kept, and always the one just written. If anything fails, no dated folder appears, the previous one is untouched, and the exit code says why (69 database, 73 cannot write, or OUT/latest is not a symbolic link). Partial folders of killed runs are removed once they are an hour old.
+        Rosters go to rosters/, every kind to data/, calendars to calendars/, and the cars of each event that shares rides and has not ended to rides/EVENT.csv. Everything is written into a temporary folder and renamed into place in one step, with a manifest.json (file, rows, bytes, sha256). OUT/latest, a symbolic link, points to the newest folder; the newest --keep folders are kept, and always the one just written. If anything fails, no dated folder appears, the previous one is untouched, and the exit code says why (69 database, 73 cannot write, or OUT/latest is not a symbolic link). Partial folders of killed runs are removed once they are an hour old.
 
         A file that bad data cannot give (a code that cannot name a file, a time zone that is not a tz database name) is skipped and listed under "errors" in manifest.json; everything else is written, and the exit code is 1.
 

@@ -49,6 +49,8 @@ struct CommandLineTests {
                 ["export", "roster", "--campus", "calpoly", "--out", folder + "/roster.csv", "--quiet"],
                 ["export", "roster", "--campus", "calpoly", "--format", "xlsx", "--out", folder + "/roster.xlsx", "-q"],
                 ["export", "calendar", "--campus", "calpoly", "--out", folder + "/calpoly.ics", "--quiet"],
+                ["export", "rides", "--event", "fall-retreat-2026", "--out", folder + "/rides.csv", "--quiet"],
+                ["rides", "cancel", "--offer", String(try database.count("select min(id) from ride_offers where status = 'open'")), "-q"],
                 ["nightly", "--out", folder + "/nightly", "--quiet"],
                 ["place", answer, "--quiet"],
                 ["notify", "--quiet"],
@@ -116,6 +118,10 @@ struct CommandLineTests {
             #expect(roster["kind"] as? String == "roster" && roster["groups"] is [Any])
             let calendar = try document(["export", "calendar", "--campus", "calpoly"])
             #expect(((calendar["events"] as? [[String: Any]])?.count ?? 0) > 5)
+            let rides = try document(["export", "rides", "--event", "fall-retreat-2026"])
+            #expect(rides["kind"] as? String == "rides" && (rides["cars"] as? [Any])?.count == 2)
+            let cancel = try document(["rides", "cancel", "--request", "999999"], status: 64)
+            #expect((cancel["error"] as? [String: Any])?["code"] as? String == "usage")
         }
     }
 

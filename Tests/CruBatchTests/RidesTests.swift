@@ -82,7 +82,7 @@ struct RidesTests {
             + "winter-conference-2026,Sam.New@example.edu,Sam,New,(805) 555-0142,to,Mission Plaza,,,93401,,,\n")
         let result = try database.run(["import", "ride-requests", file])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("ride-requests: added 1 person as non-members"), "\(result.stdout)")
+        #expect(result.stdout.contains("ride-requests: added 1 person as a non-member"), "\(result.stdout)")
         let person = try database.connect().query("""
             select first_name, last_name, phone, is_member::text, is_leader::text from people where email = 'sam.new@example.edu'
             """).texts

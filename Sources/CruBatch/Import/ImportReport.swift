@@ -115,11 +115,11 @@ public struct ImportReport: Sendable, CommandReport {
         }
     }
 
-    /// `ride-requests: added 2 people as non-members`, for each file that added people.
+    /// `ride-requests: added 2 people as non-members`, for each file that added someone.
     public var addedPeopleLines: [String] {
         files.filter { $0.peopleAdded > 0 }.map { counts in
             "\(counts.kind.rawValue): \(wrote ? "added" : "would add") \(counts.peopleAdded) "
-                + "\(counts.peopleAdded == 1 ? "person" : "people") as non-members"
+                + (counts.peopleAdded == 1 ? "person as a non-member" : "people as non-members")
         }
     }
 
