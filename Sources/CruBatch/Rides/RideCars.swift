@@ -116,21 +116,28 @@ struct RideCars: Encodable {
     /// Phones in the form people write them.
     var blocks: [[[String]]] {
         let sharing = RideDirection(rawValue: event.rideshare)?.phrase ?? "none"
-        let head = [["Event", "\(event.name) (\(event.code))"], ["Starts", event.startsAt]]
-            + (event.location.map { [["Location", $0]] } ?? []) + [["Ride sharing", sharing]]
-        return [head] + cars.map { car in
-            let driver = car.driver
-            return [["Offer", String(car.offer)],
-                    ["Driver", "\(driver.firstName) \(driver.lastName)", driver.email, PeopleRoster.phoneText(driver.phone)],
-                    ["Goes", RideDirection(rawValue: car.direction)?.phrase ?? car.direction]]
-                + (car.departsTo.map { [["Leaves for the event", $0]] } ?? [])
-                + (car.departsFrom.map { [["Leaves the event", $0]] } ?? [])
-                + [["Pickup", car.pickupLocation] + (car.postalCode.map { [$0] } ?? []), ["Seats", String(car.seats)],
-                   ["Request", "First name", "Last name", "Phone", "Rides", "Pickup"]]
-                + car.passengers.map { passenger in
-                    [String(passenger.request), passenger.firstName, passenger.lastName,
-                     PeopleRoster.phoneText(passenger.phone), passenger.ridesText, passenger.pickupLocation]
-                }
+        var head = [["Event", "\(event.name) (\(event.code))"], ["Starts", event.startsAt]]
+        if let location = event.location { head.append(["Location", location]) }
+        head.append(["Ride sharing", sharing])
+        return [head] + cars.map(\.block)
+    }
+}
+
+extension RideCars.Car {
+    /// The car's block of the rides file for people.
+    var block: [[String]] {
+        var lines = [["Offer", String(offer)],
+                     ["Driver", "\(driver.firstName) \(driver.lastName)", driver.email, PeopleText.phone(driver.phone)],
+                     ["Goes", RideDirection(rawValue: direction)?.phrase ?? direction]]
+        if let departsTo { lines.append(["Leaves for the event", departsTo]) }
+        if let departsFrom { lines.append(["Leaves the event", departsFrom]) }
+        lines.append(["Pickup", pickupLocation] + (postalCode.map { [$0] } ?? []))
+        lines.append(["Seats", String(seats)])
+        lines.append(["Request", "First name", "Last name", "Phone", "Rides", "Pickup"])
+        for passenger in passengers {
+            lines.append([String(passenger.request), passenger.firstName, passenger.lastName,
+                          PeopleText.phone(passenger.phone), passenger.ridesText, passenger.pickupLocation])
         }
+        return lines
     }
 }
