@@ -5,9 +5,9 @@ import PostgresClient
 
 /// The nightly job: every roster (CSV for machines, or workbooks), every kind, the calendars and the
 /// cars of each upcoming event that shares rides into `DIR/YYYY-MM-DD/` with a `manifest.json`,
-/// built in a temporary folder and renamed into place in one step, so a failure leaves no dated folder and the previous one untouched.
-/// `DIR/latest` points to the newest. A file that bad data keeps from being written is skipped and
-/// listed in the manifest's `errors`.
+/// built in a temporary folder and renamed into place in one step, so a failure leaves no dated
+/// folder and the previous one untouched. `DIR/latest` points to the newest. A file that bad data
+/// keeps from being written is skipped and listed in the manifest's `errors`.
 public struct NightlyExport {
     /// The manifest: what each file holds and its checksum, and which files were skipped and why.
     public struct Manifest: Codable, Sendable {

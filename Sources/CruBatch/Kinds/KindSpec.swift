@@ -334,11 +334,6 @@ struct KindSpec: Sendable {
         return "exists (select 1 from \(reference.table) \(owner) where \(owner).id = \(alias).\(column.target?.name ?? column.name) and \(ownerBelongs))"
     }
 
-    /// The column whose reference adds the people it names when they are new (`Reference.addsPeople`).
-    var addedPeople: (column: ColumnSpec, reference: Reference)? {
-        references.first { $0.reference.addsPeople }
-    }
-
     /// The columns that describe the rows `reference` names, not this kind's own.
     func details(of reference: Reference) -> [(column: ColumnSpec, detail: ReferencedDetail)] {
         columns.compactMap { column in column.detail.flatMap { $0.reference.alias == reference.alias ? (column, $0) : nil } }
@@ -347,7 +342,7 @@ struct KindSpec: Sendable {
     /// Adds, as non-members, the people the staged rows name that crubatch does not know yet, with the
     /// details of each one's first row; selects how many. Nil for kinds that add no one.
     var addPeopleSQL: String? {
-        guard let (column, reference) = addedPeople else { return nil }
+        guard let (column, reference) = references.first(where: { $0.reference.addsPeople }) else { return nil }
         let details = details(of: reference).map(\.column)
         let names = [reference.keyColumn] + details.map(\.name) + ["is_member"]
         let values = [column.stagedName] + details.map(\.stagedName) + ["false"]

@@ -3,10 +3,11 @@ import PostgresClient
 
 /// `crubatch forget EMAIL`: erases one person's personal data when they ask to be forgotten. In one
 /// transaction their name, email and phone become placeholders (sex and school year are cleared),
-/// their memberships end, their ride offers and requests are cancelled, the notifications about them or to them are deleted, and the earlier
-/// change images of their row in `run_changes` get the same placeholders. The run is recorded
-/// (kind `forget`, by whom, when) with one `run_changes` row that names the person's id and who
-/// asked, without the data; the erasure itself is not logged, so its before-image never exists.
+/// their memberships end, their ride offers and requests are cancelled, the notifications about
+/// them or to them are deleted, and the earlier change images of their row in `run_changes` get
+/// the same placeholders. The run is recorded (kind `forget`, by whom, when) with one
+/// `run_changes` row that names the person's id and who asked, without the data; the erasure
+/// itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
     /// What one erasure did.
     public struct Report: Sendable, CommandReport {
