@@ -11,13 +11,6 @@ public struct RideCancellation {
         case offer(Int)
         case request(Int)
 
-        var table: String {
-            switch self {
-            case .offer: "ride_offers"
-            case .request: "ride_requests"
-            }
-        }
-
         var id: Int {
             switch self {
             case .offer(let id), .request(let id): id
@@ -32,13 +25,11 @@ public struct RideCancellation {
             }
         }
 
-        /// The pairings' column naming it.
-        var pairingColumn: String {
-            switch self {
-            case .offer: "offer_id"
-            case .request: "request_id"
-            }
-        }
+        /// Its table: `ride_offers`, `ride_requests`.
+        var table: String { "ride_\(noun)s" }
+
+        /// The pairings' column naming it: `offer_id`, `request_id`.
+        var pairingColumn: String { "\(noun)_id" }
     }
 
     /// What a cancellation did: the pairings it ended and the requests that wait for a ride again.
