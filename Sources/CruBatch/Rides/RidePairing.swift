@@ -1,0 +1,115 @@
+import Foundation
+
+/// Pairs one event's ride requests with its ride offers (`crubatch rides pair`), leg by leg.
+///
+/// The rules:
+/// - **Seats.** An offer has `seats` seats on each leg it drives (a driver going both ways has that
+///   many each way); the kept pairings take theirs first, and no leg is ever filled past its seats.
+/// - **Windows.** A passenger rides on a leg only with a driver whose departure for that leg lies in
+///   the request's window for it, both ends included.
+/// - **Kept pairings.** Pairings made earlier stay as they are, and the request legs they serve are
+///   not paired again: a re-run only adds.
+/// - **Optimal.** Each leg is solved exactly (`MinCostAssignment`, a min-cost max-flow), `to` first,
+///   then `from`, for, in this order of priority:
+///   1. the most request legs served;
+///   2. then the most requests riding with the driver they have on the other leg: on `to`, the
+///      driver of a kept `from` pairing; on `from`, the `to` driver, kept or chosen just before;
+///   3. then the least total pickup distance (`PickupDistance`, in metres).
+///
+///   The second rule is what gives a request going both ways one driver both ways whenever that
+///   costs no one a seat. It counts for more than distance: such a passenger rides back with their
+///   driver even when another car starts nearer. The `to` leg is settled before the `from` leg is
+///   looked at, so a `to` driver who is nearer but does not come back is still preferred to one who
+///   does; the `from` leg then does the best it can with that.
+/// - **Deterministic.** Offers and requests are taken in id order whatever order they come in, so
+///   the same input gives the same pairings; among equally good pairings the search meets lower
+///   ids first.
+/// - **Waiting.** A request leg left without a driver says why (`RideWaitReason`): no driver drives
+///   that leg, none departs inside its window, or all that do are full. Because the count is
+///   maximal, a waiting passenger's every driver in the window is full.
+public enum RidePairing {
+    public static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair]) -> RidePairingResult {
+        var event = EventPairing(offers: offers, requests: requests, kept: kept)
+        var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
+        for leg in RideLeg.allCases {
+            let decided = event.pair(leg)
+            assignments += decided.assignments
+            waiting += decided.waiting
+        }
+        waiting.sort { $0.requestID != $1.requestID ? $0.requestID < $1.requestID : $0.leg < $1.leg }
+        return RidePairingResult(assignments: assignments, waiting: waiting,
+                                 totalMetres: assignments.reduce(0) { $0 + $1.metres })
+    }
+}
+
+/// One event's offers and requests in id order, and each request's driver on each leg so far.
+private struct EventPairing {
+    /// A driver a request may ride with on a leg: its column, the pickup distance, and whether it is
+    /// the request's driver on the other leg.
+    typealias Candidate = (column: Int, metres: Int, preferred: Bool)
+
+    let offers: [RideOffer]
+    let requests: [RideRequest]
+    let offerPoints: [PickupDistance.Prepared]
+    let requestPoints: [PickupDistance.Prepared]
+    /// Per leg, request id → offer id: kept pairings, then the ones this run makes.
+    var drivers: [RideLeg: [Int64: Int64]] = [.to: [:], .from: [:]]
+    /// Per leg, offer id → the seats kept pairings take.
+    var taken: [RideLeg: [Int64: Int]] = [.to: [:], .from: [:]]
+
+    init(offers: [RideOffer], requests: [RideRequest], kept: [RidePair]) {
+        self.offers = offers.sorted { $0.id < $1.id }
+        self.requests = requests.sorted { $0.id < $1.id }
+        offerPoints = self.offers.map { PickupDistance.Prepared($0.pickup) }
+        requestPoints = self.requests.map { PickupDistance.Prepared($0.pickup) }
+        for pair in kept {
+            if drivers[pair.leg]?[pair.requestID] == nil { drivers[pair.leg]?[pair.requestID] = pair.offerID }
+            taken[pair.leg]?[pair.offerID, default: 0] += 1
+        }
+    }
+
+    /// Pairs the requests of one leg that no kept pairing serves, and records their drivers.
+    mutating func pair(_ leg: RideLeg) -> (assignments: [RideAssignment], waiting: [RideWaiting]) {
+        let columns = offers.indices.filter { offers[$0].departures[leg] != nil }
+        let departures = columns.map { offers[$0].departures[leg]! }
+        let rows = requests.indices.filter { requests[$0].windows[leg] != nil && drivers[leg]?[requests[$0].id] == nil }
+        var candidates: [[Candidate]] = []
+        candidates.reserveCapacity(rows.count)
+        // Above the total distance of any set of pairings, so that riding with the preferred driver
+        // outweighs any distance.
+        var otherDriverPenalty: Int64 = 1
+        for row in rows {
+            let request = requests[row]
+            let window = request.windows[leg]!
+            let preferred = drivers[leg.other]?[request.id]
+            var list: [Candidate] = []
+            var farthest = 0
+            for (column, offer) in columns.enumerated() where window.contains(departures[column]) {
+                let metres = requestPoints[row].metres(to: offerPoints[offer])
+                list.append((column, metres, offers[offer].id == preferred))
+                farthest = max(farthest, metres)
+            }
+            otherDriverPenalty += Int64(farthest)
+            candidates.append(list)
+        }
+        var solver = MinCostAssignment(capacities: columns.map { offers[$0].seats - (taken[leg]?[offers[$0].id] ?? 0) })
+        for list in candidates {
+            solver.addRow(list.map { ($0.column, Int64($0.metres) + ($0.preferred ? 0 : otherDriverPenalty)) })
+        }
+        var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
+        for (index, column) in solver.solve().enumerated() {
+            let request = requests[rows[index]]
+            if let column, let chosen = candidates[index].first(where: { $0.column == column }) {
+                let offer = offers[columns[column]]
+                assignments.append(RideAssignment(pair: RidePair(requestID: request.id, offerID: offer.id, leg: leg),
+                                                  metres: chosen.metres))
+                drivers[leg]?[request.id] = offer.id
+            } else {
+                let reason: RideWaitReason = columns.isEmpty ? .noDriverThatWay
+                    : candidates[index].isEmpty ? .noDriverInWindow : .carsFull
+                waiting.append(RideWaiting(requestID: request.id, leg: leg, reason: reason))
+            }
+        }
+        return (assignments, waiting)
+    }
+}
