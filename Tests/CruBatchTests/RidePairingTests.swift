@@ -413,6 +413,16 @@ struct RidePairingTests {
         #expect(result.waiting.isEmpty)
     }
 
+    @Test("nobody rides in their own car")
+    func notWithThemselves() {
+        let offers = [RideOffer(id: 10, departures: [.to: at(30)], seats: 2, pickup: PickupPoint(place: "Library"), driverID: 5),
+                      RideOffer(id: 20, departures: [.to: at(30)], seats: 2, pickup: PickupPoint(place: "Dorms"), driverID: 6)]
+        let requests = [RideRequest(id: 1, windows: [.to: window(0, 60)], pickup: PickupPoint(place: "Library"),
+                                    passengerID: 5)]
+        #expect(RidePairing.pair(offers: offers, requests: requests, kept: []).assignments.map(\.pair)
+                    == [RidePair(requestID: 1, offerID: 20, leg: .to)])
+    }
+
     @Test("each waiting leg says why: no driver that way, none in the window, all cars full")
     func waitingReasons() {
         let instance = RideInstance(

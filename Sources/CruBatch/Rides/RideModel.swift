@@ -44,31 +44,33 @@ public struct RideOffer: Sendable, Hashable {
     public var departures: [RideLeg: Date]
     public var seats: Int
     public var pickup: PickupPoint
+    /// The driver (a person's id), who never rides in their own car; nil when not known.
+    public var driverID: Int64?
 
-    public init(id: Int64, departures: [RideLeg: Date], seats: Int, pickup: PickupPoint) {
+    public init(id: Int64, departures: [RideLeg: Date], seats: Int, pickup: PickupPoint, driverID: Int64? = nil) {
         self.id = id
         self.departures = departures
         self.seats = seats
         self.pickup = pickup
+        self.driverID = driverID
     }
 }
 
 /// A passenger's request for one event: for each leg wanted, the window the driver must depart in
-/// (both ends included), and where to be picked up.
+/// (both ends included; `Date.distantPast ... .distantFuture` for any time), and where to be
+/// picked up.
 public struct RideRequest: Sendable, Hashable {
     public var id: Int64
     public var windows: [RideLeg: ClosedRange<Date>]
     public var pickup: PickupPoint
+    /// The passenger (a person's id); nil when not known.
+    public var passengerID: Int64?
 
-    public init(id: Int64, windows: [RideLeg: ClosedRange<Date>], pickup: PickupPoint) {
+    public init(id: Int64, windows: [RideLeg: ClosedRange<Date>], pickup: PickupPoint, passengerID: Int64? = nil) {
         self.id = id
         self.windows = windows
         self.pickup = pickup
-    }
-
-    /// A request with the same window on every leg it wants.
-    public init(id: Int64, legs: Set<RideLeg>, window: ClosedRange<Date>, pickup: PickupPoint) {
-        self.init(id: id, windows: Dictionary(uniqueKeysWithValues: legs.map { ($0, window) }), pickup: pickup)
+        self.passengerID = passengerID
     }
 }
 

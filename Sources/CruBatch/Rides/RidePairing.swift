@@ -6,7 +6,7 @@ import Foundation
 /// - **Seats.** An offer has `seats` seats on each leg it drives (a driver going both ways has that
 ///   many each way); the kept pairings take theirs first, and no leg is ever filled past its seats.
 /// - **Windows.** A passenger rides on a leg only with a driver whose departure for that leg lies in
-///   the request's window for it, both ends included.
+///   the request's window for it, both ends included, and never in their own car.
 /// - **Kept pairings.** Pairings made earlier stay as they are, and the request legs they serve are
 ///   not paired again: a re-run only adds.
 /// - **Optimal.** Each leg is solved exactly (`MinCostAssignment`, a min-cost max-flow), `to` first,
@@ -84,7 +84,8 @@ private struct EventPairing {
             let preferred = drivers[leg.other]?[request.id]
             var list: [Candidate] = []
             var farthest = 0
-            for (column, offer) in columns.enumerated() where window.contains(departures[column]) {
+            for (column, offer) in columns.enumerated() where window.contains(departures[column])
+                && (request.passengerID == nil || request.passengerID != offers[offer].driverID) {
                 let metres = requestPoints[row].metres(to: offerPoints[offer])
                 list.append((column, metres, offers[offer].id == preferred))
                 farthest = max(farthest, metres)
