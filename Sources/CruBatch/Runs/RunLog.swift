@@ -1,11 +1,11 @@
 import Foundation
 import PostgresClient
 
-/// The `import_runs` row of every run that writes (import, place, forget, rides cancel). It is
-/// written outside the run's transaction, so a failed or killed run stays listed. Inside the
-/// transaction, `record(as:)` names the run in the setting `crubatch.run_id`, and the change-log
-/// triggers file every row the run changes under it in `run_changes`, which `runs show` lists and
-/// `undo` reads.
+/// The `import_runs` row of every run that writes (import, place, forget, rides cancel, rides
+/// pair). It is written outside the run's transaction, so a failed or killed run stays listed.
+/// Inside the transaction, `record(as:)` names the run in the setting `crubatch.run_id`, and the
+/// change-log triggers file every row the run changes under it in `run_changes`, which `runs show`
+/// lists and `undo` reads.
 struct RunLog {
     /// While its process lives, a run holds the advisory lock (`lockSpace`, its id), which pg_locks
     /// shows as classid and objid; a run still `running` without it was killed.
@@ -26,6 +26,8 @@ struct RunLog {
 
     /// The kind of a `rides cancel` run, whose file names what it cancelled (`offer 12`).
     static let ridesCancel = "rides-cancel"
+    /// The kind of a `rides pair` run, whose file names the events it paired (`event fall-retreat-2026`).
+    static let ridesPair = "rides-pair"
 
     /// What a run was, for messages: `import groups groups.csv`, `place answers.csv`, `forget`,
     /// `rides cancel offer 12`.
@@ -34,6 +36,7 @@ struct RunLog {
         case "place": "place \(file)"
         case "forget": "forget"
         case ridesCancel: "rides cancel \(file)"
+        case ridesPair: "rides pair \(file)"
         default: "import \(kind) \(file)"
         }
     }

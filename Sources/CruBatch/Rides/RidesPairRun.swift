@@ -1,0 +1,204 @@
+import Foundation
+import PostgresClient
+
+/// How `crubatch rides pair` runs.
+public struct RidesPairOptions: Sendable {
+    /// The code of the one event to pair; nil for every event that shares rides and has not ended.
+    public var event: String?
+    /// Pair and insert in the transaction, report, then roll back.
+    public var dryRun = false
+
+    public init() {}
+}
+
+/// `crubatch rides pair`: seats the pending ride requests of events that share rides in their open
+/// offers, by `RidePairing`'s rules, in one transaction.
+///
+/// It holds the writer locks of ride offer and request imports (so a second `rides pair`, an import
+/// or `rides cancel` waits its turn), then locks the events' open offers and pending requests
+/// against other writers (the app) before it reads their active pairings, which it keeps. A leg
+/// counts only when the event shares rides that way. The new pairings are inserted with one
+/// statement; the database's trigger checks each again. The run is recorded in `import_runs` (kind
+/// `rides-pair`), and its pairings in `run_changes`, so `crubatch undo` takes them back.
+public struct RidesPairRun {
+    let options: RidesPairOptions
+
+    public init(options: RidesPairOptions = RidesPairOptions()) {
+        self.options = options
+    }
+
+    public func run(connection: PostgresConnection) throws -> RidesPairReport {
+        let started = Date()
+        try Migrator(connection: connection).requireCurrent()
+        if let code = options.event { try Self.checkSharesRides(code, connection: connection) }
+        let runLog = RunLog(connection: connection)
+        let scope = options.event.map { "event \($0.lowercased())" } ?? "upcoming events"
+        let runID = try runLog.start(kind: RunLog.ridesPair, file: scope, dryRun: options.dryRun)
+        var report = RidesPairReport()
+        report.dryRun = options.dryRun
+        try connection.execute("begin")
+        do {
+            try WriterLocks.hold([.rideOffers, .rideRequests], on: connection,
+                                 against: "another rides pair, rides cancel or an import of ride offers or requests")
+            try runLog.record(as: runID)
+            let events = try RideShareEvents.load(code: options.event, connection: connection)
+            var inserts: [RidePair] = []
+            for event in events {
+                let result = RidePairing.pair(offers: event.offers.map(\.offer),
+                                              requests: event.requests.map(\.request), kept: event.kept)
+                report.add(result, of: event)
+                inserts += result.assignments.map(\.pair)
+            }
+            try connection.query("""
+                insert into ride_pairings (offer_id, request_id, leg)
+                select * from unnest(\(inserts.map(\.offerID))::bigint[], \(inserts.map(\.requestID))::bigint[],
+                                     \(inserts.map(\.leg.rawValue))::text[])
+                """)
+            try connection.execute(options.dryRun ? "rollback" : "commit")
+        } catch {
+            try? connection.execute("rollback")
+            try? runLog.finish(runID, status: "failed", error: String(describing: error))
+            throw error
+        }
+        let counts = RunLog.Counts(read: report.events.reduce(0) { $0 + $1.requests }, inserted: report.pairings.count)
+        try runLog.finish(runID, status: "succeeded", counts: counts, wrote: !options.dryRun)
+        report.runID = runID
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// A usage error unless the event exists, is not archived and shares rides.
+    static func checkSharesRides(_ code: String, connection: PostgresConnection) throws {
+        guard let row = try connection.query("""
+            select e.rideshare, \(unescaped: Retirement.archive.isCurrent(over: "e"))
+            from events e where e.code = \(code.lowercased())
+            """).rows.first else {
+            throw CruBatchError.usage("no event \(code): check the code (see `crubatch export events`)")
+        }
+        guard try row.decode(Bool.self, 1) else {
+            throw CruBatchError.usage("event \(code) is archived: it pairs no rides")
+        }
+        guard try row.decode(String.self, 0) != "no" else {
+            throw CruBatchError.usage("event \(code) does not share rides (its rideshare is no in events.csv)")
+        }
+    }
+}
+
+/// What `rides pair` reads of one event: its open offers and pending requests with the people and
+/// texts the report names, and its active pairings.
+struct RideShareEvents {
+    struct Offer {
+        let offer: RideOffer
+        let driver: RidesPairReport.Person
+        /// Per leg, the departure as a wall-clock time in the event's zone (`2026-10-16 15:30`).
+        let leaves: [RideLeg: String]
+    }
+
+    struct Request {
+        let request: RideRequest
+        let passenger: RidesPairReport.Person
+    }
+
+    let code: String
+    let offers: [Offer]
+    let requests: [Request]
+    let kept: [RidePair]
+
+    /// The events that share rides, are not archived and, without a code, have not ended; each with
+    /// its offers and requests locked (`for no key update`) before its pairings are read.
+    static func load(code: String?, connection: PostgresConnection) throws -> [RideShareEvents] {
+        let which: PostgresQuery = code.map { "e.code = \($0.lowercased())" }
+            ?? "coalesce(e.ends_at, e.starts_at) >= now()"
+        let events = try connection.query("""
+            select e.id, e.code, e.rideshare from events e
+            where e.rideshare <> 'no' and \(unescaped: Retirement.archive.isCurrent(over: "e")) and \(which)
+            order by e.code
+            """).rows.map { row in
+            (id: try row.decode(Int.self, 0), code: try row.decode(String.self, 1), shares: try row.decode(String.self, 2))
+        }
+        let ids = events.map(\.id)
+        var offers: [Int: [Offer]] = [:], requests: [Int: [Request]] = [:], kept: [Int: [RidePair]] = [:]
+        let ways = Dictionary(uniqueKeysWithValues: events.map { ($0.id, Self.legs($0.shares)) })
+        for row in try connection.query("""
+            select o.event_id, o.id, o.direction, o.seats,
+                   extract(epoch from o.departs_to)::float8, extract(epoch from o.departs_from)::float8,
+                   to_char(o.departs_to at time zone e.timezone, 'YYYY-MM-DD HH24:MI'),
+                   to_char(o.departs_from at time zone e.timezone, 'YYYY-MM-DD HH24:MI'),
+                   o.pickup_location, o.latitude::float8, o.longitude::float8, o.postal_code,
+                   o.driver_id, d.first_name || ' ' || d.last_name, d.email
+            from ride_offers o join events e on e.id = o.event_id join people d on d.id = o.driver_id
+            where o.event_id = any(\(ids)::bigint[]) and \(unescaped: KindCatalog.rideCancelled.isCurrent(over: "o"))
+            order by o.id for no key update of o
+            """).rows {
+            let event = try row.decode(Int.self, 0)
+            let legs = Self.legs(try row.decode(String.self, 2)).intersection(ways[event] ?? [])
+            var departures: [RideLeg: Date] = [:], leaves: [RideLeg: String] = [:]
+            for (leg, column) in [(RideLeg.to, 4), (.from, 5)] where legs.contains(leg) {
+                guard let epoch = try row.decode(Double?.self, column),
+                      let text = try row.decode(String?.self, column + 2) else { continue }
+                departures[leg] = Date(timeIntervalSince1970: epoch)
+                leaves[leg] = text
+            }
+            let offer = RideOffer(id: Int64(try row.decode(Int.self, 1)), departures: departures,
+                                  seats: try row.decode(Int.self, 3), pickup: try Self.pickup(row, from: 8),
+                                  driverID: Int64(try row.decode(Int.self, 12)))
+            offers[event, default: []].append(Offer(offer: offer, driver: try Self.person(row, from: 13), leaves: leaves))
+        }
+        for row in try connection.query("""
+            select r.event_id, r.id, r.direction,
+                   extract(epoch from r.earliest_departure)::float8, extract(epoch from r.latest_departure)::float8,
+                   r.pickup_location, r.latitude::float8, r.longitude::float8, r.postal_code,
+                   r.passenger_id, p.first_name || ' ' || p.last_name, p.email
+            from ride_requests r join people p on p.id = r.passenger_id
+            where r.event_id = any(\(ids)::bigint[]) and \(unescaped: KindCatalog.rideCancelled.isCurrent(over: "r"))
+            order by r.id for no key update of r
+            """).rows {
+            let event = try row.decode(Int.self, 0)
+            let direction = try row.decode(String.self, 2)
+            let earliest = try row.decode(Double?.self, 3).map(Date.init(timeIntervalSince1970:)) ?? .distantPast
+            let latest = try row.decode(Double?.self, 4).map(Date.init(timeIntervalSince1970:)) ?? .distantFuture
+            // The window is for the way there; for a request back only, for the way back.
+            var windows: [RideLeg: ClosedRange<Date>] = [:]
+            for leg in Self.legs(direction).intersection(ways[event] ?? []) {
+                windows[leg] = leg == .to || direction == "from" ? earliest...latest : .distantPast ... .distantFuture
+            }
+            let request = RideRequest(id: Int64(try row.decode(Int.self, 1)), windows: windows,
+                                      pickup: try Self.pickup(row, from: 5),
+                                      passengerID: Int64(try row.decode(Int.self, 9)))
+            requests[event, default: []].append(Request(request: request, passenger: try Self.person(row, from: 10)))
+        }
+        for row in try connection.query("""
+            select o.event_id, p.offer_id, p.request_id, p.leg
+            from ride_pairings p join ride_offers o on o.id = p.offer_id
+            where o.event_id = any(\(ids)::bigint[]) and p.ended_at is null
+            """).rows {
+            kept[try row.decode(Int.self, 0), default: []].append(RidePair(
+                requestID: Int64(try row.decode(Int.self, 2)), offerID: Int64(try row.decode(Int.self, 1)),
+                leg: RideLeg(rawValue: try row.decode(String.self, 3)) ?? .to))
+        }
+        return events.map {
+            RideShareEvents(code: $0.code, offers: offers[$0.id] ?? [], requests: requests[$0.id] ?? [],
+                            kept: kept[$0.id] ?? [])
+        }
+    }
+
+    /// The legs of a direction or of an event's rideshare: `both` is both, `no` none.
+    static func legs(_ direction: String) -> Set<RideLeg> {
+        direction == "both" ? [.to, .from] : Set(RideLeg(rawValue: direction).map { [$0] } ?? [])
+    }
+
+    /// Location, latitude, longitude and postal code from four columns.
+    private static func pickup(_ row: PostgresRow, from column: Int) throws -> PickupPoint {
+        var coordinate: Coordinate?
+        if let latitude = try row.decode(Double?.self, column + 1),
+           let longitude = try row.decode(Double?.self, column + 2) {
+            coordinate = Coordinate(latitude: latitude, longitude: longitude)
+        }
+        return PickupPoint(place: try row.decode(String.self, column), coordinate: coordinate,
+                           postalCode: try row.decode(String?.self, column + 3))
+    }
+
+    private static func person(_ row: PostgresRow, from column: Int) throws -> RidesPairReport.Person {
+        RidesPairReport.Person(name: try row.decode(String.self, column), email: try row.decode(String.self, column + 1))
+    }
+}
