@@ -1,4 +1,4 @@
-/// The compiled-in wording of every message, one Mustache template per kind and one for digests
+/// The compiled-in wording of every message, one Mustache template per kind and one per digest
 /// (`notify --templates DIR` replaces any of them with DIR/NAME.mustache). Plain text: a `Subject:`
 /// line, a blank line, the body.
 enum DefaultTemplates {
@@ -81,6 +81,117 @@ enum DefaultTemplates {
 
         {{/joined_count}}
         — Cru community groups (sent by crubatch)
+
+        """
+
+    /// To the driver (the passenger's contacts and pickup) or to the passenger (the driver's
+    /// contacts, when and where the car leaves), one per leg.
+    static let ridePaired = """
+        Subject: {{#to_driver}}{{passenger_name}} rides with you {{trip}}{{/to_driver}}{{#to_passenger}}Your ride {{trip}}: {{driver_name}}{{/to_passenger}}
+
+        Hi {{recipient_first_name}},
+
+        {{#to_driver}}
+        {{passenger_name}} has a seat in your car {{trip}}{{#departs}}, which leaves {{departs}} from {{car_pickup}}{{/departs}}.
+          Email:  {{passenger_email}}
+          Phone:  {{#passenger_phone}}{{passenger_phone}}{{/passenger_phone}}{{^passenger_phone}}not given{{/passenger_phone}}
+          Pickup: {{pickup}}
+
+        Reply to this message to write to {{passenger_first_name}} and agree on the pickup.
+        {{/to_driver}}
+        {{#to_passenger}}
+        {{driver_name}} drives you {{trip}}{{#departs}}: the car leaves {{departs}} from {{car_pickup}}{{/departs}}.
+          Email:  {{driver_email}}
+          Phone:  {{#driver_phone}}{{driver_phone}}{{/driver_phone}}{{^driver_phone}}not given{{/driver_phone}}
+          Pickup: {{pickup}} (where you asked to be picked up)
+
+        Reply to this message to write to {{driver_first_name}} and agree on the pickup.
+        {{/to_passenger}}
+
+        {{event_name}} starts {{event_starts}}{{#event_location}}, {{event_location}}{{/event_location}}.
+
+        — Cru rides (sent by crubatch)
+
+        """
+
+    /// To the driver, when the last seat of a leg is taken.
+    static let rideFull = """
+        Subject: Your car {{trip}} is full
+
+        Hi {{recipient_first_name}},
+
+        All {{seats}} seats of your car {{trip}}{{#departs}} (leaving {{departs}} from {{car_pickup}}){{/departs}} are taken. No one else will be paired with it unless a seat is freed, and you will get a message if one is.
+
+        — Cru rides (sent by crubatch)
+
+        """
+
+    /// To the passenger, when the driver no longer takes them (the offer cancelled or changed).
+    static let rideCancelled = """
+        Subject: Your ride {{trip}} is cancelled
+
+        Hi {{recipient_first_name}},
+
+        {{driver_name}} can no longer drive you {{trip}}{{#departs}} (the car was to leave {{departs}}){{/departs}}. Your ride request is waiting for another car again: you will get a message as soon as you have a seat in one.
+
+        Reply to this message to write to {{driver_first_name}}.
+
+        — Cru rides (sent by crubatch)
+
+        """
+
+    /// To the driver, when a passenger no longer rides with them (the request cancelled or changed).
+    static let seatFreed = """
+        Subject: A seat is free in your car {{trip}}
+
+        Hi {{recipient_first_name}},
+
+        {{passenger_name}} no longer rides with you {{trip}}, so a seat of your car is free again. Another passenger may be paired with it: you will get a message if one is.
+
+        Reply to this message to write to {{passenger_first_name}}.
+
+        — Cru rides (sent by crubatch)
+
+        """
+
+    /// A driver's or passenger's ride messages together; each ride kind is a list named after it.
+    static let ridesDigest = """
+        Subject: Your rides: {{count}} update{{#plural}}s{{/plural}}
+
+        Hi {{recipient_first_name}},
+
+        {{#ride_paired}}
+        {{#to_driver}}
+        {{passenger_name}} has a seat in your car {{trip}}{{#departs}} (leaving {{departs}}){{/departs}}.
+          Email:  {{passenger_email}}
+          Phone:  {{#passenger_phone}}{{passenger_phone}}{{/passenger_phone}}{{^passenger_phone}}not given{{/passenger_phone}}
+          Pickup: {{pickup}}
+        {{/to_driver}}
+        {{#to_passenger}}
+        {{driver_name}} drives you {{trip}}{{#departs}}, leaving {{departs}} from {{car_pickup}}{{/departs}}.
+          Email:  {{driver_email}}
+          Phone:  {{#driver_phone}}{{driver_phone}}{{/driver_phone}}{{^driver_phone}}not given{{/driver_phone}}
+          Pickup: {{pickup}}
+        {{/to_passenger}}
+
+        {{/ride_paired}}
+        {{#ride_full}}
+        Your car {{trip}} is full: all {{seats}} seats are taken.
+
+        {{/ride_full}}
+        {{#ride_cancelled}}
+        {{driver_name}} ({{driver_email}}) can no longer drive you {{trip}}; your request is waiting for another car again.
+
+        {{/ride_cancelled}}
+        {{#seat_freed}}
+        {{passenger_name}} ({{passenger_email}}) no longer rides with you {{trip}}: a seat is free again.
+
+        {{/seat_freed}}
+        {{#ride_paired_count}}
+        Write to each of them at the email above to agree on the pickup.
+
+        {{/ride_paired_count}}
+        — Cru rides (sent by crubatch)
 
         """
 }

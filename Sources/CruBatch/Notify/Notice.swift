@@ -20,11 +20,22 @@ struct Notice {
 enum NotificationSubject: String, CaseIterable, Sendable {
     /// A student's membership of a group (`membership_id`).
     case membership
+    /// One seat of one car on one leg (`ride_pairing_id`).
+    case ridePairing
 
     /// The column of `notifications` that names it.
     var column: String {
         switch self {
         case .membership: "membership_id"
+        case .ridePairing: "ride_pairing_id"
+        }
+    }
+
+    /// The table it is a row of.
+    var table: String {
+        switch self {
+        case .membership: "memberships"
+        case .ridePairing: "ride_pairings"
         }
     }
 
@@ -36,6 +47,7 @@ enum NotificationSubject: String, CaseIterable, Sendable {
              "school_year": .value, "group_name": .value, "meeting_day": .value, "meeting_time": .value,
              "location": .value, "meets": .value, "reply_to_name": .value,
              "leaders": .section(["name": .value, "first_name": .value, "email": .value, "phone": .value])]
+        case .ridePairing: Self.rideFields
         }
     }
 
@@ -44,6 +56,7 @@ enum NotificationSubject: String, CaseIterable, Sendable {
     func notices(_ ids: [Int], connection: PostgresConnection) throws -> [Notice] {
         switch self {
         case .membership: try Self.membershipNotices(ids, connection: connection)
+        case .ridePairing: try Self.rideNotices(ids, connection: connection)
         }
     }
 
@@ -93,11 +106,10 @@ enum NotificationSubject: String, CaseIterable, Sendable {
                      "phone": PeopleText.phone(leader.phone)].filter { !$0.value.isEmpty }
                 },
             ]
-            switch kind.recipient {
-            case .leader:
+            if kind.recipient == .leader {
                 fields["leader_first_name"] = try row.decode(String.self, 2)
                 replyTo = student
-            case .student:
+            } else {
                 replyTo = leaders.first.map { EmailAddress($0.email, name: $0.name) }
             }
             fields["reply_to_name"] = replyTo?.name

@@ -15,10 +15,10 @@ enum NotificationMessage {
 
     /// One message listing all of `notices` (one recipient's), each kind in its own section. It
     /// has no Reply-To: it is about several people.
-    static func digest(_ notices: [Notice], templates: NotificationTemplates, from: EmailAddress, date: Date,
-                       database: String) -> EmailMessage {
+    static func digest(_ notices: [Notice], as digest: NotificationDigest, templates: NotificationTemplates,
+                       from: EmailAddress, date: Date, database: String) -> EmailMessage {
         let ids = notices.map(\.id)
-        let text = templates.render(NotificationTemplates.digest, NotificationTemplates.digestContext(notices))
+        let text = templates.render(digest.name, digest.context(notices))
         return EmailMessage(from: from, to: [notices[0].recipient], subject: text.subject, body: text.body,
                             messageID: "digest-\(ids.min()!)-\(ids.max()!)-\(ids.count).\(database)@crubatch", date: date)
     }

@@ -31,7 +31,7 @@ public final class Notifier {
     /// After this many failed messages in a row a run stops, whatever the failures: a server that
     /// refuses everything is not offered every due notification.
     public static let consecutiveFailureLimit = 5
-    /// The kinds of message, as `--preview` takes them: `joined, welcome, left`.
+    /// The kinds of message, as `--preview` takes them: `joined, welcome, left, ride-paired ...`.
     public static var kindNames: String { NotificationKind.names }
 
     let connection: PostgresConnection
@@ -117,34 +117,34 @@ public final class Notifier {
     /// Notifications claimed (locked) for one message or one digest.
     private struct Claim {
         var ids: [Int]
-        /// One message listing them all.
-        var digest: Bool
+        /// The digest listing them all; nil for one message each.
+        var digest: NotificationDigest?
     }
 
-    /// Locks the next due notification; with the others of its recipient that may share a digest
-    /// when digests are forced or the recipient has more than `digestOver` due.
+    /// Locks the next due notification; with the others of its recipient that may share its digest
+    /// when digests are forced or the recipient has more than `digestOver` of them due.
     private func claim(excluding previewed: Set<Int>) throws -> Claim {
         let due: PostgresQuery = "\(due) and not n.id = any(\(Array(previewed))::bigint[])"
         guard let first = try connection.query("""
             select n.id, n.kind, n.recipient_id from notifications n where \(due)
             order by n.id limit 1 for update skip locked
-            """).rows.first else { return Claim(ids: [], digest: false) }
+            """).rows.first else { return Claim(ids: [], digest: nil) }
         let id = try first.decode(Int.self, 0)
-        let kind = NotificationKind.named(try first.decode(String.self, 1))
-        guard options.digest != false, kind?.digestible == true else { return Claim(ids: [id], digest: false) }
-        let digestible = NotificationKind.all.filter(\.digestible).map(\.name)
+        guard options.digest != false, let digest = NotificationKind.named(try first.decode(String.self, 1))?.digest else {
+            return Claim(ids: [id], digest: nil)
+        }
         let together: PostgresQuery = """
-            \(due) and n.recipient_id = \(try first.decode(Int.self, 2)) and n.kind = any(\(digestible)::text[])
+            \(due) and n.recipient_id = \(try first.decode(Int.self, 2)) and n.kind = any(\(digest.kinds.map(\.name))::text[])
             """
         if options.digest == nil,
            try connection.query("select count(*) from notifications n where \(together)").scalar(Int.self)
                <= options.digestOver {
-            return Claim(ids: [id], digest: false)
+            return Claim(ids: [id], digest: nil)
         }
         let ids = try connection.query("""
             select n.id from notifications n where \(together) order by n.id for update skip locked
             """).rows.map { try $0.decode(Int.self, 0) }
-        return Claim(ids: ids, digest: true)
+        return Claim(ids: ids, digest: digest)
     }
 
     /// The claimed notifications' notices, subject by subject; those whose subject is gone are
@@ -173,13 +173,13 @@ public final class Notifier {
         let sending = notices.filter { !$0.optedOut }
         guard !sending.isEmpty else { return }
         let now = Date()
-        let messages = claim.digest
-            ? [(NotificationMessage.digest(sending, templates: templates, from: options.from, date: now,
-                                           database: database), sending.map(\.id))]
-            : sending.map {
-                (NotificationMessage.single($0, templates: templates, from: options.from, date: now,
-                                            database: database), [$0.id])
-            }
+        let messages = claim.digest.map { digest in
+            [(NotificationMessage.digest(sending, as: digest, templates: templates, from: options.from, date: now,
+                                         database: database), sending.map(\.id))]
+        } ?? sending.map {
+            (NotificationMessage.single($0, templates: templates, from: options.from, date: now, database: database),
+             [$0.id])
+        }
         for (message, ids) in messages {
             do throws(MailError) {
                 try transport.send(message)

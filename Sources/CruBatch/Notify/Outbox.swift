@@ -2,8 +2,9 @@ import Foundation
 import Mailer
 import PostgresClient
 
-/// What the joins of one transaction queue, read by the outbox triggers (docs/ARCHITECTURE.md,
-/// "The outbox"): notifications that go (or are recorded as `suppressed`), and students' welcomes.
+/// What the writes of one transaction queue, read by the outbox triggers (docs/ARCHITECTURE.md,
+/// "The outbox"): notifications that go (or are recorded as `suppressed`), and for joins students'
+/// welcomes.
 public struct JoinMessages: Sendable, Equatable {
     /// False: every notification queued is `suppressed`, never sent (`--no-notify`).
     public var notify: Bool

@@ -4,11 +4,14 @@ enum RideDirection: String, Sendable, CaseIterable {
     case to, from, both
 
     /// The ways in words: `to the event`, `back from the event`, `to the event and back`.
-    var phrase: String {
+    var phrase: String { phrase(event: "the event") }
+
+    /// The ways to the event named `event` in words: `to Fall Retreat`, `back from Fall Retreat` ...
+    func phrase(event: String) -> String {
         switch self {
-        case .to: "to the event"
-        case .from: "back from the event"
-        case .both: "to the event and back"
+        case .to: "to \(event)"
+        case .from: "back from \(event)"
+        case .both: "to \(event) and back"
         }
     }
 }
