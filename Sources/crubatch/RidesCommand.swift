@@ -75,17 +75,21 @@ struct RidesCancelCommand: ParsableCommand {
         commandName: "cancel",
         abstract: "Cancel one ride offer or one ride request, as importing it with status cancelled would.",
         discussion: """
-        Cancelling an offer ends its pairings: its passengers' requests are pending again, waiting for another car. Cancelling a request ends its pairing and frees its seat. The change is recorded as a run: `crubatch runs show RUN` lists it and `crubatch undo RUN` takes it back. An offer or request cancelled already is left as it is (exit 0).
+        Cancelling an offer ends its pairings: its passengers' requests are pending again, waiting for another car, and `crubatch notify` tells each passenger (ride-cancelled). Cancelling a request ends its pairings and frees their seats, and notify tells the driver (seat-freed). Someone who had not yet been told of a pairing hears nothing of its end. The change is recorded as a run: `crubatch runs show RUN` lists it and `crubatch undo RUN` takes it back. An offer or request cancelled already is left as it is (exit 0).
 
         Examples:
           crubatch rides cancel --offer 12
           crubatch rides cancel --request 31 --format json
+          crubatch rides cancel --offer 12 --no-notify     the driver told everyone already: no messages
 
         Exit codes: 0 cancelled (or cancelled already); 64 no such offer or request; 69 database unavailable; 75 an import of ride offers or requests is running.
         """)
 
     @Option(help: ArgumentHelp("The ride offer's id (shown by `crubatch export rides`).", valueName: "id")) var offer: Int?
     @Option(help: ArgumentHelp("The ride request's id (shown by `crubatch export rides`).", valueName: "id")) var request: Int?
+    @Flag(name: .customLong("no-notify"),
+          help: "Tell nobody: the messages the cancellation queues are recorded as suppressed, never sent.")
+    var noNotify = false
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -97,7 +101,8 @@ struct RidesCancelCommand: ParsableCommand {
         let console = output.console("rides cancel")
         let target: RideCancellation.Target = offer.map { .offer($0) } ?? .request(request ?? 0)
         try console.run {
-            console.finish(try RideCancellation(connection: database.connect()).cancel(target))
+            console.finish(try RideCancellation(connection: database.connect())
+                .cancel(target, messages: JoinMessages(notify: !noNotify)))
         }
     }
 }

@@ -44,6 +44,10 @@ public struct RideCancellation {
         /// The requests whose pairing ended, each waiting (pending) for a ride again on that leg; for a
         /// cancelled request, none.
         public let requestsWaiting: [Int]
+        /// The messages the ended pairings queued (`ride-cancelled`, `seat-freed`).
+        public let messagesQueued: Int
+        /// `--no-notify`: those messages are recorded as suppressed, never sent.
+        public let messagesSuppressed: Bool
 
         public var text: String {
             let what = "ride \(kind) \(id) (\(event))"
@@ -51,7 +55,12 @@ public struct RideCancellation {
             var text = "cancelled \(what) (run \(runId ?? 0)): \(pairingsEnded) pairing\(pairingsEnded == 1 ? "" : "s") ended"
             if !requestsWaiting.isEmpty {
                 text += "; request\(requestsWaiting.count == 1 ? "" : "s") "
-                    + requestsWaiting.map(String.init).joined(separator: ", ") + " wait for a ride again"
+                    + requestsWaiting.map(String.init).joined(separator: ", ")
+                    + (requestsWaiting.count == 1 ? " waits" : " wait") + " for a ride again"
+            }
+            if messagesQueued > 0 {
+                text += "; \(messagesQueued) message\(messagesQueued == 1 ? "" : "s") "
+                    + (messagesSuppressed ? "recorded as suppressed (--no-notify)" : "queued")
             }
             return text
         }
@@ -63,7 +72,8 @@ public struct RideCancellation {
         self.connection = connection
     }
 
-    public func cancel(_ target: Target) throws -> Report {
+    /// Cancels `target`; with `messages.notify` false the messages it queues are recorded as suppressed.
+    public func cancel(_ target: Target, messages: JoinMessages = JoinMessages()) throws -> Report {
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
         guard let row = try connection.query("""
@@ -75,15 +85,17 @@ public struct RideCancellation {
         let cancelled = KindCatalog.rideCancelled
         guard try row.decode(String.self, 0) != "cancelled" else {
             return Report(kind: target.noun, id: target.id, event: event, runId: nil, alreadyCancelled: true,
-                          pairingsEnded: 0, requestsWaiting: [])
+                          pairingsEnded: 0, requestsWaiting: [], messagesQueued: 0, messagesSuppressed: false)
         }
         let runLog = RunLog(connection: connection)
         let runID = try runLog.start(kind: RunLog.ridesCancel, file: "\(target.noun) \(target.id)", dryRun: false)
         var ended: [Int] = []
+        var queued = 0
         try connection.execute("begin")
         do {
             try WriterLocks.hold([.rideOffers, .rideRequests], on: connection, against: "an import of ride offers or requests")
             try runLog.record(as: runID)
+            try messages.apply(on: connection)
             try connection.query("""
                 update \(unescaped: target.table) r set \(unescaped: cancelled.retire)
                 where r.id = \(target.id) and \(unescaped: cancelled.isCurrent(over: "r"))
@@ -93,6 +105,10 @@ public struct RideCancellation {
                 select request_id from ride_pairings
                 where \(unescaped: target.pairingColumn) = \(target.id) and ended_at = now() order by request_id, leg
                 """).rows.map { try $0.decode(Int.self, 0) }
+            queued = try connection.query("""
+                select count(*) from notifications n join ride_pairings p on p.id = n.ride_pairing_id
+                where p.\(unescaped: target.pairingColumn) = \(target.id) and p.ended_at = now() and n.created_at = now()
+                """).scalar(Int.self)
             try connection.execute("commit")
         } catch {
             try? connection.execute("rollback")
@@ -105,6 +121,7 @@ public struct RideCancellation {
             for request in ended where !waiting.contains(request) { waiting.append(request) }
         }
         return Report(kind: target.noun, id: target.id, event: event, runId: runID, alreadyCancelled: false,
-                      pairingsEnded: ended.count, requestsWaiting: waiting)
+                      pairingsEnded: ended.count, requestsWaiting: waiting, messagesQueued: queued,
+                      messagesSuppressed: !messages.notify)
     }
 }

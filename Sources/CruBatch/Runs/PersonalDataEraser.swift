@@ -4,8 +4,9 @@ import PostgresClient
 /// `crubatch forget EMAIL`: erases one person's personal data when they ask to be forgotten. In one
 /// transaction their name, email and phone become placeholders (sex and school year are cleared),
 /// their memberships end, their ride offers and requests are cancelled, the notifications about
-/// them or to them are deleted, and the earlier change images of their row in `run_changes` get
-/// the same placeholders. The run is recorded (kind `forget`, by whom, when) with one
+/// them or to them are deleted (the ride messages about their pairings too: a message naming
+/// "Forgotten Person" would tell nothing), and the earlier change images of their row in
+/// `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom, when) with one
 /// `run_changes` row that names the person's id and who asked, without the data; the erasure
 /// itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
@@ -65,6 +66,9 @@ public struct PersonalDataEraser {
             report.notificationsDeleted = try connection.query("""
                 delete from notifications where recipient_id = \(personID)
                 or membership_id in (select id from memberships where person_id = \(personID))
+                or ride_pairing_id in (select p.id from ride_pairings p join ride_offers o on o.id = p.offer_id
+                                       join ride_requests r on r.id = p.request_id
+                                       where o.driver_id = \(personID) or r.passenger_id = \(personID))
                 """).affectedRows
             let values = Self.placeholders.map { "'\($0.column)', \($0.value)" }.joined(separator: ", ")
             report.imagesScrubbed = try connection.query("""

@@ -2,7 +2,7 @@ import PostgresClient
 
 /// `crubatch undo RUN`: puts back every row a run (import, sync, place) changed, from the images in
 /// `run_changes`, in one transaction. Rows the run inserted are deleted; rows it updated, archived,
-/// ended or deleted get their values from before the run back (`updated_at` included); the leader
+/// ended or deleted get their values from before the run back (`updated_at` included); the
 /// notifications it queued that are still pending are cancelled.
 ///
 /// Nothing is written, and the rows are listed, when a row changed after the run (it is no longer
@@ -103,13 +103,25 @@ public struct Undo {
                 try connection.execute("rollback")
                 return report
             }
+            let added = NotificationSubject.allCases.map { subject in
+                """
+                n.\(subject.column) in (select (u.row_key->>'id')::bigint from undo_rows u
+                                        where u.table_name = '\(subject.table)' and u.before is null)
+                """
+            }.joined(separator: " or ")
             report.notificationsCancelled = try connection.query("""
-                update notifications set status = 'cancelled', last_error = \("run \(runID) was undone")
-                where status = 'pending' and membership_id in (
-                    select (u.row_key->>'id')::bigint from undo_rows u where u.table_name = 'memberships' and u.before is null)
+                update notifications n set status = 'cancelled', last_error = \("run \(runID) was undone")
+                where n.status = 'pending' and (\(unescaped: added))
                 """).affectedRows
+            // The triggers cancel more as rows come back (a ride-cancelled whose pairing is restored).
+            try connection.execute("""
+                create temp table undo_pending on commit drop as select id from notifications where status = 'pending'
+                """)
             for table in tables { report.restored[table.name] = try putBack(table) }
             for table in tables.reversed() { report.removed[table.name] = try remove(table) }
+            report.notificationsCancelled += try connection.query("""
+                select count(*) from notifications n join undo_pending p using (id) where n.status = 'cancelled'
+                """).scalar(Int.self)
             try connection.query("update import_runs set status = 'undone', undone_at = now() where id = \(runID)")
             try connection.execute("commit")
         } catch let error as PostgresError where ["23503", "23505", "CB001", "CB002"].contains(error.sqlState) {
