@@ -8,6 +8,7 @@ import Testing
 /// are inserted by SQL here, as the app or `rides pair` would), each sent exactly once.
 @Suite("notify: ride messages")
 struct RideMessagesTests {
+    private let scratch = ScratchDirectory()
     /// One car: its driver `dN@example.org` (N from 1), the ways it goes and its seats.
     private struct Car {
         var direction = "both"
@@ -211,6 +212,7 @@ struct RideMessagesTests {
         #expect(Set(cancelled.map(\.subject)) == ["Your ride to Fall Retreat is cancelled", "Your ride back from Fall Retreat is cancelled"])
         #expect(cancelled.allSatisfy { $0.replyTo == ["d1@example.org"] && $0.body.contains("Dana1 Driver can no longer drive you") })
         #expect(try mails(database).filter { $0.to == ["p4@example.edu"] }.isEmpty)
+        #expect(try database.run(["notify", "--preview", "ride-cancelled"]).stdout.contains("Subject: Your ride "))
         #expect(try database.count("select count(*) from notifications where kind = 'ride-cancelled' and status = 'sent' and attempts = 1") == 4)
     }
 
@@ -277,5 +279,49 @@ struct RideMessagesTests {
         #expect(try database.count("select count(*) from ride_pairings p join ride_offers o on o.id = p.offer_id where o.driver_id = (select id from people where email = 'd2@example.org') and p.ended_at is null") == 2)
         #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
         #expect(try notify(database, ["--now"]).stderr.contains("sent 0,"))
+    }
+
+    @Test("an import of ride requests with status cancelled tells the driver, suppressed with --no-notify; forget deletes the messages about the person's pairings")
+    func importAndForget() throws {
+        let database = try rides([Car(seats: 3), Car(seats: 3)], riders: ["both", "to", "to"])
+        try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 1, rider: 2, leg: "to"),
+                  (driver: 2, rider: 3, leg: "to")], in: database)
+        #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 8,"))
+
+        let header = "event,email,direction,pickup_location,status\n"
+        let loud = try scratch.writeFile("loud/ride-requests.csv", header + "retreat,p1@example.edu,both,Dorm 1,cancelled\n")
+        #expect(try database.run(["import", "ride-requests", loud]).status == 0)
+        #expect(try count("seat-freed", "pending", in: database) == 2)
+        let quiet = try scratch.writeFile("quiet/ride-requests.csv", header + "retreat,p2@example.edu,to,Dorm 2,cancelled\n")
+        #expect(try database.run(["import", "ride-requests", quiet, "--no-notify"]).status == 0)
+        #expect(try count("seat-freed", "suppressed", in: database) == 1)
+
+        // Driver 2 asks to be forgotten: passenger 3 is not told by a message naming a placeholder.
+        let forget = try database.run(["forget", "d2@example.org"])
+        #expect(forget.status == 0, "\(forget.stderr)")
+        #expect(try database.count("select count(*) from notifications where kind = 'ride-cancelled'") == 0)
+        let sent = try notify(database, ["--no-digest"])
+        #expect(sent.stderr.contains("sent 2,"), "\(sent.stderr)")
+        let freed = try mails(database).filter { $0.subject.hasPrefix("A seat is free in your car ") }
+        #expect(freed.count == 2 && freed.allSatisfy { $0.to == ["d1@example.org"] && $0.replyTo == ["p1@example.edu"] })
+    }
+
+    @Test("ride templates are replaced from a templates folder like the others; an unknown field in one stops notify with its file and line")
+    func templates() throws {
+        let database = try rides([Car(direction: "to", seats: 1)], riders: ["to"])
+        try pair([(driver: 1, rider: 1, leg: "to")], in: database)
+        let good = try scratch.folder("good")
+        try writeFile(good + "/ride-full.mustache", "Subject: Full: {{trip}}\n\n{{seats}} of {{seats}}, {{recipient_first_name}}.\n")
+        let preview = try database.run(["notify", "--preview", "ride-full", "--templates", good])
+        #expect(preview.stdout.contains("Subject: Full: to Fall Retreat\n"), "\(preview.stdout)")
+        #expect(preview.stdout.contains("1 of 1, Dana1."))
+
+        let bad = try scratch.folder("bad")
+        try writeFile(bad + "/rides-digest.mustache", "Subject: rides\n\n{{#ride_paired}}\n{{passenger_nickname}}\n{{/ride_paired}}\n")
+        let refused = try notify(database, ["--templates", bad])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("\(bad)/rides-digest.mustache:4:1: unknown field \"passenger_nickname\""),
+                "\(refused.stderr)")
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 3)
     }
 }
