@@ -21,18 +21,21 @@ private func installStopHandlers() {
 struct NotifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notify",
-        abstract: "Email students and group leaders what changed for them (each message once).",
+        abstract: "Email students, group leaders, drivers and passengers what changed for them (each message once).",
         discussion: """
         Messages wait in one outbox, each of a kind: joined (to each leader of the group, whoever added the member: the app, import or place), welcome (to a student placed by place, or added by import memberships --welcome: the group, when and where it meets, its leaders' names, emails and phones), left (to each leader, when a membership ends). A leader's message replies to the student; a student's to their first leader.
 
-        notify sends the due ones, marks each sent as it goes, retries failures with exponential backoff and jitter, and marks a notification dead after --max-attempts. A leader with more than --digest-over messages due gets them as one digest.
+        Rides, one message per leg of a seat: ride-paired (to the driver and to the passenger, each with the other's name, email and phone, the pickup and when the car leaves), ride-full (to the driver, when the last seat of a leg is taken), ride-cancelled (to each passenger, when the driver cancels or no longer drives that way), seat-freed (to the driver, when a passenger cancels). Each replies to the other one, but ride-full.
+
+        notify sends the due ones, marks each sent as it goes, retries failures with exponential backoff and jitter, and marks a notification dead after --max-attempts. A leader with more than --digest-over group messages due gets them as one digest; a driver or passenger with more than --digest-over ride messages, one rides digest.
 
         SMTP: --smtp-url or CRUBATCH_SMTP_URL, e.g. smtp://user:pass@mail.example.org:587 (STARTTLS when offered; ?tls=require to insist), smtps://user:pass@mail.example.org (TLS).
 
         Examples:
           crubatch notify --transport stdout        preview every due message, decoded; changes nothing
           crubatch notify --preview welcome         one welcome from real data, as it would be sent
-          crubatch notify --digest                  one message per leader
+          crubatch notify --preview ride-paired     one ride-paired from real data
+          crubatch notify --digest                  one message per leader (and one per rider)
           crubatch notify --now                     also send what waits for its retry backoff
           crubatch notify --requeue dead --since 2026-11-20    try the dead ones again (then run notify)
           crubatch notify --watch                   stay up, woken by new joins; stop with SIGTERM
@@ -47,9 +50,9 @@ struct NotifyCommand: ParsableCommand {
     @Flag(help: "Stay up, woken by new joins (LISTEN/NOTIFY) and due retries; stop cleanly on SIGINT/SIGTERM.")
     var watch = false
     @Flag(inversion: .prefixedNo,
-          help: "One message per leader listing all their news (--no-digest: never; default: past --digest-over).")
+          help: "One message per recipient listing all their group news, and one their ride news (--no-digest: never; default: past --digest-over).")
     var digest: Bool?
-    @Option(help: ArgumentHelp("A leader with more than N messages due gets them as one digest.", valueName: "N"))
+    @Option(help: ArgumentHelp("A recipient with more than N group (or ride) messages due gets them as one digest.", valueName: "N"))
     var digestOver = 3
     @Flag(help: "Also send the pending messages still waiting for their retry backoff.")
     var now = false
@@ -62,7 +65,7 @@ struct NotifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Print one message of KIND (\(Notifier.kindNames)) rendered from real data: a pending one, else the most recent. Changes nothing.",
                                valueName: "KIND"))
     var preview: String?
-    @Option(help: ArgumentHelp("A folder of templates (joined.mustache, welcome.mustache, left.mustache, digest.mustache) replacing the built-in wording (default: CRUBATCH_TEMPLATES).",
+    @Option(help: ArgumentHelp("A folder of templates (KIND.mustache, digest.mustache, rides-digest.mustache) replacing the built-in wording (default: CRUBATCH_TEMPLATES).",
                                valueName: "DIR"))
     var templates: String?
     @Option(help: "smtp, or stdout to preview the due messages, decoded, without sending or marking anything.")

@@ -80,7 +80,7 @@ struct RidesCancelCommand: ParsableCommand {
         Examples:
           crubatch rides cancel --offer 12
           crubatch rides cancel --request 31 --format json
-          crubatch rides cancel --offer 12 --no-notify     the driver told everyone already: no messages
+          crubatch rides cancel --offer 12 --no-notify   told already: no messages
 
         Exit codes: 0 cancelled (or cancelled already); 64 no such offer or request; 69 database unavailable; 75 an import of ride offers or requests is running.
         """)

@@ -209,11 +209,16 @@ struct RideMessagesTests {
         let cancelled = try mails(database).filter { $0.subject.hasSuffix(" is cancelled") }
         #expect(cancelled.count == 4)
         #expect(cancelled.map { $0.to[0] }.sorted() == ["p1@example.edu", "p1@example.edu", "p2@example.edu", "p3@example.edu"])
-        #expect(Set(cancelled.map(\.subject)) == ["Your ride to Fall Retreat is cancelled", "Your ride back from Fall Retreat is cancelled"])
-        #expect(cancelled.allSatisfy { $0.replyTo == ["d1@example.org"] && $0.body.contains("Dana1 Driver can no longer drive you") })
+        #expect(Set(cancelled.map(\.subject))
+                == ["Your ride to Fall Retreat is cancelled", "Your ride back from Fall Retreat is cancelled"])
+        #expect(cancelled.allSatisfy {
+            $0.replyTo == ["d1@example.org"] && $0.body.contains("Dana1 Driver can no longer drive you")
+        })
         #expect(try mails(database).filter { $0.to == ["p4@example.edu"] }.isEmpty)
         #expect(try database.run(["notify", "--preview", "ride-cancelled"]).stdout.contains("Subject: Your ride "))
-        #expect(try database.count("select count(*) from notifications where kind = 'ride-cancelled' and status = 'sent' and attempts = 1") == 4)
+        #expect(try database.count("""
+            select count(*) from notifications where kind = 'ride-cancelled' and status = 'sent' and attempts = 1
+            """) == 4)
     }
 
     @Test("a passenger cancels: the driver is sent one seat-freed; a seat freed and filled again sends a new ride-full, once; a cancellation before notify runs cancels the pending ride-full")
@@ -276,7 +281,10 @@ struct RideMessagesTests {
         let undo = try database.run(["undo", String(run)])
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(undo.stdout.contains("; 2 pending notifications cancelled"), "\(undo.stdout)")
-        #expect(try database.count("select count(*) from ride_pairings p join ride_offers o on o.id = p.offer_id where o.driver_id = (select id from people where email = 'd2@example.org') and p.ended_at is null") == 2)
+        #expect(try database.count("""
+            select count(*) from ride_pairings p join ride_offers o on o.id = p.offer_id join people d on d.id = o.driver_id
+            where d.email = 'd2@example.org' and p.ended_at is null
+            """) == 2)
         #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
         #expect(try notify(database, ["--now"]).stderr.contains("sent 0,"))
     }

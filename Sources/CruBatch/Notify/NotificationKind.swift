@@ -37,8 +37,8 @@ struct NotificationKind: Sendable {
     static let rideCancelled = NotificationKind(name: "ride-cancelled", subject: .ridePairing, recipient: .rider,
                                                 digest: .rides, template: DefaultTemplates.rideCancelled)
     /// The passenger no longer rides on a leg (the request was cancelled or changed): to the driver.
-    static let seatFreed = NotificationKind(name: "seat-freed", subject: .ridePairing, recipient: .rider, digest: .rides,
-                                            template: DefaultTemplates.seatFreed)
+    static let seatFreed = NotificationKind(name: "seat-freed", subject: .ridePairing, recipient: .rider,
+                                            digest: .rides, template: DefaultTemplates.seatFreed)
 
     static let all: [NotificationKind] = [joined, welcome, left, ridePaired, rideFull, rideCancelled, seatFreed]
 

@@ -48,7 +48,8 @@ extension NotificationSubject {
             let passenger = EmailAddress(try row.decode(String.self, 16), name: try row.decode(String.self, 15))
             let replyTo = kind.recipient == .rider ? (toDriver ? passenger : driver) : nil
             var fields: [String: Any] = [
-                "recipient_first_name": try row.decode(String.self, 2), "to_driver": toDriver, "to_passenger": !toDriver,
+                "recipient_first_name": try row.decode(String.self, 2),
+                "to_driver": toDriver, "to_passenger": !toDriver,
                 "event_name": event, "event_starts": try row.decode(String.self, 8),
                 "driver_name": driver.name ?? "", "driver_first_name": try row.decode(String.self, 10),
                 "driver_email": driver.address,
