@@ -182,7 +182,7 @@ struct RideMessagesTests {
         #expect(single.count == 4 && single.allSatisfy { $0.replyTo == ["d1@example.org"] })
     }
 
-    @Test("a driver cancels: each passenger told is sent one ride-cancelled per leg, their requests wait again; a passenger not yet told hears nothing and the car's pending ride-full is cancelled")
+    @Test("a driver cancels: each passenger told is sent one ride-cancelled per leg, their requests wait again; a passenger not yet told hears nothing and the car's pending ride-full is cancelled; an undo afterwards announces every pairing again")
     func driverCancels() throws {
         let database = try rides([Car(seats: 3), Car(seats: 3)], riders: ["both", "to", "from", "to", "to"])
         try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 1, rider: 2, leg: "to"),
@@ -219,6 +219,14 @@ struct RideMessagesTests {
         #expect(try database.count("""
             select count(*) from notifications where kind = 'ride-cancelled' and status = 'sent' and attempts = 1
             """) == 4)
+
+        // Undone after the passengers were told: every pairing is announced again, to both, and the
+        // car is full again on the way there.
+        let run = try database.count("select max(id) from import_runs where kind = 'rides-cancel'")
+        let undo = try database.run(["undo", String(run)])
+        #expect(undo.stdout.contains("ride_pairings 5 restored, 0 removed; 0 pending notifications cancelled"), "\(undo.stdout)")
+        #expect(try count("ride-paired", "pending", in: database) == 10)
+        #expect(try count("ride-full", "pending", in: database) == 1)
     }
 
     @Test("a passenger cancels: the driver is sent one seat-freed; a seat freed and filled again sends a new ride-full, once; a cancellation before notify runs cancels the pending ride-full")

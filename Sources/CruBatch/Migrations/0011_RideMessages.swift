@@ -8,7 +8,7 @@ extension Migration {
     ///   or restored by an undo). A pairing restored while the message of its end is still pending
     ///   tells nobody anything: that message is cancelled instead, as if it had never ended.
     /// - `ride-full` to the driver when a pairing takes the last seat of its leg: one per fill,
-    ///   keyed by the pairing that filled it, however many rows one statement adds.
+    ///   keyed by the leg's latest pairing, however many rows one statement adds.
     /// - When a pairing ends: `ride-cancelled` to the passenger if the driver's side ended it
     ///   (`offer-cancelled`, `offer-changed`), `seat-freed` to the driver if the passenger's did
     ///   (`request-cancelled`, `request-changed`); never to someone whose `ride-paired` about it
@@ -17,6 +17,8 @@ extension Migration {
     /// - A pairing deleted (an undo of the run that made it, its event deleted) cancels what is
     ///   pending about it, and tells nobody.
     ///
+    /// The triggers work statement by statement over transition tables, so a `rides pair` that seats
+    /// thousands of passengers costs a few set-based statements, not a few per pairing.
     /// `crubatch.notify = off` queues them all as `suppressed`, as it does the membership messages.
     static let rideMessages = Migration(version: 11, name: "ride messages: ride-paired, ride-full, ride-cancelled, seat-freed", sql: #"""
     insert into notification_kinds (kind, description) values
@@ -28,93 +30,107 @@ extension Migration {
     alter table notifications add column ride_pairing_id bigint references ride_pairings on delete set null;
     create index notifications_ride_pairing_id on notifications (ride_pairing_id);
 
-    -- A pairing became active: each of the two is told, and the driver when it took the car's last seat on its leg.
-    create function queue_ride_pairing_start() returns trigger language plpgsql as $$
-    declare
-        driver bigint;
-        passenger bigint;
-        seats integer;
-        last_pairing bigint;
-        riders integer;
-        queued integer;
-        filled integer := 0;
-    begin
-        select o.driver_id, o.seats, r.passenger_id into driver, seats, passenger
-        from ride_offers o, ride_requests r where o.id = new.offer_id and r.id = new.request_id;
-        -- Back before its end was told (an undo): that message is cancelled and, as if the pairing had
-        -- never ended, nobody is told of it again.
-        with withdrawn as (
-            update notifications set status = 'cancelled', last_error = 'the pairing was restored before it was sent'
-            where ride_pairing_id = new.id and kind in ('ride-cancelled', 'seat-freed') and status = 'pending'
-            returning recipient_id
-        )
-        insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
-        select 'ride-paired', new.id, who, 'ride-paired:' || new.id || ':' || who || ':' || extract(epoch from now()),
-               notification_initial_status()
-        from unnest(array[driver, passenger]) who
-        where not exists (select 1 from withdrawn)
-        on conflict (dedupe_key) do nothing;
-        get diagnostics queued = row_count;
-        -- Row triggers run after their statement, so every row of a statement that filled the car sees
-        -- it full: they all name the same fill, its latest pairing, and the key lets one through.
-        select count(*), max(id) into riders, last_pairing from ride_pairings
-        where offer_id = new.offer_id and leg = new.leg and ended_at is null;
-        if riders >= seats then
-            insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
-            values ('ride-full', last_pairing, driver, 'ride-full:' || last_pairing || ':' || extract(epoch from now()),
-                    notification_initial_status())
-            on conflict (dedupe_key) do nothing;
-            get diagnostics filled = row_count;
-        end if;
-        if queued + filled > 0 and notification_initial_status() = 'pending' then
-            perform pg_notify('crubatch_notifications', 'ride-pairing ' || new.id);
-        end if;
-        return null;
-    end $$;
-    create trigger ride_pairings_queue_start after insert on ride_pairings
-        for each row when (new.ended_at is null) execute function queue_ride_pairing_start();
-    create trigger ride_pairings_queue_restart after update of ended_at on ride_pairings
-        for each row when (old.ended_at is not null and new.ended_at is null) execute function queue_ride_pairing_start();
+    -- Only a membership's notifications can be about an inactive membership: the check, a query per
+    -- row, is skipped for the others (it was most of the cost of queueing a big pairing's messages).
+    drop trigger notifications_skip_inactive_membership on notifications;
+    create trigger notifications_skip_inactive_membership before insert on notifications
+        for each row when (new.membership_id is not null) execute function skip_notification_of_inactive_membership();
 
     -- A pending ride-full of a leg that lost a passenger is wrong: the car is no longer full.
-    create function cancel_ride_full(offer bigint, way text, reason text) returns void language sql as $$
-        update notifications n set status = 'cancelled', last_error = reason
+    create function cancel_ride_full(offer bigint, way text) returns void language sql as $$
+        update notifications n set status = 'cancelled', last_error = 'a seat of the car was freed before it was sent'
         from ride_pairings s
         where n.ride_pairing_id = s.id and n.kind = 'ride-full' and n.status = 'pending'
         and s.offer_id = offer and s.leg = way
     $$;
 
-    -- A pairing ended: the other side of whoever ended it is told, unless they never heard of it.
-    create function queue_ride_pairing_end() returns trigger language plpgsql as $$
+    -- Statement by statement, so `rides pair` seating thousands costs a few set-based statements:
+    -- the pairings that ended tell the other side of whoever ended them, unless they never heard of
+    -- them; the pairings that became active (inserted, or restored by an undo) tell the driver and the
+    -- passenger, and the driver when the car's leg is full.
+    create function queue_ride_messages() returns trigger language plpgsql as $$
     declare
-        told_kind text := case when new.end_reason like 'offer-%' then 'ride-cancelled'
-                               when new.end_reason like 'request-%' then 'seat-freed' end;
-        recipient bigint;
-        queued integer;
+        started bigint[];
+        ended bigint[];
+        queued integer := 0;
+        added integer;
     begin
-        select case told_kind when 'ride-cancelled' then r.passenger_id else o.driver_id end into recipient
-        from ride_offers o, ride_requests r where o.id = new.offer_id and r.id = new.request_id;
-        perform cancel_ride_full(new.offer_id, new.leg, 'a seat of the car was freed before it was sent');
-        -- The update waits for a notify that is sending one of them, then finds it sent: told.
-        with withdrawn as (
-            update notifications set status = 'cancelled', last_error = 'the pairing ended before it was sent'
-            where ride_pairing_id = new.id and kind = 'ride-paired' and status = 'pending'
-            returning recipient_id
-        )
-        insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
-        select told_kind, new.id, recipient,
-               told_kind || ':' || new.id || ':' || recipient || ':' || extract(epoch from new.ended_at),
-               notification_initial_status()
-        where told_kind is not null and recipient not in (select recipient_id from withdrawn)
-        on conflict (dedupe_key) do nothing;
-        get diagnostics queued = row_count;
+        if tg_op = 'INSERT' then
+            select array_agg(id) into started from new_rows where ended_at is null;
+        else
+            select array_agg(s.id) filter (where o.ended_at is not null and s.ended_at is null),
+                   array_agg(s.id) filter (where o.ended_at is null and s.ended_at is not null)
+            into started, ended
+            from new_rows s join old_rows o using (id);
+        end if;
+
+        if ended is not null then
+            perform cancel_ride_full(p.offer_id, p.leg)
+            from (select distinct offer_id, leg from ride_pairings where id in (select unnest(ended))) p;
+            -- The update waits for a notify that is sending one of them, then finds it sent: told.
+            with withdrawn as (
+                update notifications set status = 'cancelled', last_error = 'the pairing ended before it was sent'
+                where ride_pairing_id in (select unnest(ended)) and kind = 'ride-paired' and status = 'pending'
+                returning ride_pairing_id, recipient_id
+            ), told as (
+                select p.id, p.ended_at, t.kind,
+                       case t.kind when 'ride-cancelled' then r.passenger_id else o.driver_id end as recipient
+                from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+                cross join lateral (select case when p.end_reason like 'offer-%' then 'ride-cancelled'
+                                                when p.end_reason like 'request-%' then 'seat-freed' end) t (kind)
+                where p.id in (select unnest(ended)) and t.kind is not null
+            )
+            insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
+            select t.kind, t.id, t.recipient, t.kind || ':' || t.id || ':' || t.recipient || ':' || extract(epoch from t.ended_at),
+                   notification_initial_status()
+            from told t
+            where not exists (select 1 from withdrawn w where w.ride_pairing_id = t.id and w.recipient_id = t.recipient)
+            on conflict (dedupe_key) do nothing;
+            get diagnostics added = row_count;
+            queued := queued + added;
+        end if;
+
+        if started is not null then
+            -- Back before its end was told (an undo): that message is cancelled and, as if the pairing
+            -- had never ended, nobody is told of it again.
+            with withdrawn as (
+                update notifications set status = 'cancelled', last_error = 'the pairing was restored before it was sent'
+                where ride_pairing_id in (select unnest(started)) and kind in ('ride-cancelled', 'seat-freed') and status = 'pending'
+                returning ride_pairing_id
+            )
+            insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
+            select 'ride-paired', p.id, who, 'ride-paired:' || p.id || ':' || who || ':' || extract(epoch from now()),
+                   notification_initial_status()
+            from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+            cross join lateral unnest(array[o.driver_id, r.passenger_id]) who
+            where p.id in (select unnest(started)) and p.id not in (select ride_pairing_id from withdrawn)
+            on conflict (dedupe_key) do nothing;
+            get diagnostics added = row_count;
+            queued := queued + added;
+            -- One per fill, named by the leg's latest pairing: a fill again after a seat was freed is another.
+            insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
+            select 'ride-full', f.latest, f.driver_id, 'ride-full:' || f.latest || ':' || extract(epoch from now()),
+                   notification_initial_status()
+            from (select o.driver_id, o.seats, count(*) as riders, max(s.id) as latest
+                  from (select distinct offer_id, leg from ride_pairings where id in (select unnest(started))) l
+                  join ride_offers o on o.id = l.offer_id
+                  join ride_pairings s on s.offer_id = l.offer_id and s.leg = l.leg and s.ended_at is null
+                  group by o.id, l.leg) f
+            where f.riders >= f.seats
+            on conflict (dedupe_key) do nothing;
+            get diagnostics added = row_count;
+            queued := queued + added;
+        end if;
+
         if queued > 0 and notification_initial_status() = 'pending' then
-            perform pg_notify('crubatch_notifications', 'ride-pairing ' || new.id);
+            perform pg_notify('crubatch_notifications', 'rides');
         end if;
         return null;
     end $$;
-    create trigger ride_pairings_queue_end after update of ended_at on ride_pairings
-        for each row when (old.ended_at is null and new.ended_at is not null) execute function queue_ride_pairing_end();
+    create trigger ride_pairings_queue_messages_on_insert after insert on ride_pairings
+        referencing new table as new_rows for each statement execute function queue_ride_messages();
+    create trigger ride_pairings_queue_messages_on_update after update on ride_pairings
+        referencing old table as old_rows new table as new_rows for each statement execute function queue_ride_messages();
 
     -- Before the foreign key sets ride_pairing_id to null, while the notifications can still be found.
     create function cancel_notifications_of_deleted_pairing() returns trigger language plpgsql as $$
@@ -122,7 +138,7 @@ extension Migration {
         update notifications set status = 'cancelled', last_error = 'the pairing was deleted before it was sent'
         where ride_pairing_id = old.id and status = 'pending';
         if old.ended_at is null then
-            perform cancel_ride_full(old.offer_id, old.leg, 'a seat of the car was freed before it was sent');
+            perform cancel_ride_full(old.offer_id, old.leg);
         end if;
         return old;
     end $$;
