@@ -29,7 +29,7 @@ struct RidesPairCommand: ParsableCommand {
 
         The pairing is optimal, not first come first served: first the most passengers seated; then as many as possible riding back with the driver who takes them there; then the least total pickup distance (kilometres between coordinates when both have them, else postal codes, then the place as typed). Ties go to the lower offer and request ids, so the same data always pairs the same way.
 
-        The report lists who rides with whom, and each request leg still waiting with why: no driver goes that way, no driver leaves in its window, or all cars in the window are full. The run is recorded: `crubatch runs show RUN` lists it and `crubatch undo RUN` takes its pairings back.
+        The report lists who rides with whom, and each request leg still waiting with why: no driver goes that way, no driver leaves in its window, or all cars in the window are full. `crubatch notify` then tells each passenger and their driver of each other (ride-paired), and each driver whose car a leg fills (ride-full); --no-notify records those messages as suppressed, never sent. The run is recorded: `crubatch runs show RUN` lists it and `crubatch undo RUN` takes its pairings back.
 
         Examples:
           crubatch rides pair --dry-run
@@ -46,6 +46,10 @@ struct RidesPairCommand: ParsableCommand {
     @Flag(help: "Pair in a transaction, report, and roll back: write nothing.")
     var dryRun = false
 
+    @Flag(name: .customLong("no-notify"),
+          help: "Tell nobody: the messages the new pairings queue are recorded as suppressed, never sent.")
+    var noNotify = false
+
     @Option(help: "text (tables), json (one document) or csv (one row per pairing and per waiting leg).")
     var format: PairFormat = .text
 
@@ -60,6 +64,7 @@ struct RidesPairCommand: ParsableCommand {
         var options = RidesPairOptions()
         options.event = event
         options.dryRun = dryRun
+        options.messages = JoinMessages(notify: !noNotify)
         let console = Console(command: "rides pair", quiet: quiet, json: format == .json)
         try console.run {
             let report = try RidesPairRun(options: options).run(connection: database.connect())

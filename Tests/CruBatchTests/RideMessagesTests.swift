@@ -340,4 +340,47 @@ struct RideMessagesTests {
                 "\(refused.stderr)")
         #expect(try database.count("select count(*) from notifications where status = 'pending'") == 3)
     }
+
+    @Test("a driver cancels, then rides pair seats the passengers in another car: each is told of the cancellation and of the new driver, once; rides pair --no-notify records its messages as suppressed")
+    func cancelledThenPairedAgain() throws {
+        let database = try rides([Car(direction: "to", seats: 3), Car(direction: "to", seats: 2)], riders: ["to", "to"])
+        try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 2, leg: "to")], in: database)
+        #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 4,"))
+
+        let cancel = try database.run(["rides", "cancel", "--offer", String(try id("ride_offers", "d1@example.org", in: database))])
+        #expect(cancel.stdout.contains("; 2 messages queued"), "\(cancel.stdout)")
+        let paired = try database.run(["rides", "pair", "--event", "retreat"])
+        #expect(paired.status == 0, "\(paired.stderr)")
+        #expect(paired.stdout.contains("2 pairings made"), "\(paired.stdout)")
+        #expect(try count("ride-cancelled", "pending", in: database) == 2)
+        #expect(try count("ride-paired", "pending", in: database) == 4)
+        #expect(try count("ride-full", "pending", in: database) == 1)
+        let sent = try notify(database, ["--no-digest"])
+        #expect(sent.stderr.contains("sent 7,"), "\(sent.stderr)")
+        #expect(try notify(database, ["--now"]).stderr.contains("sent 0,"))
+
+        let mails = try mails(database)
+        for rider in ["p1@example.edu", "p2@example.edu"] {
+            let theirs = mails.filter { $0.to == [rider] }
+            #expect(theirs.map(\.subject).sorted() == [
+                "Your ride to Fall Retreat is cancelled", "Your ride to Fall Retreat: Dana1 Driver",
+                "Your ride to Fall Retreat: Dana2 Driver",
+            ], "\(rider)")
+            #expect(theirs.first { $0.subject.hasSuffix("Dana2 Driver") }?.replyTo == ["d2@example.org"])
+        }
+        #expect(mails.filter { $0.to == ["d2@example.org"] }.map(\.subject).sorted()
+                == ["Pat1 Rider rides with you to Fall Retreat", "Pat2 Rider rides with you to Fall Retreat",
+                    "Your car to Fall Retreat is full"])
+
+        // Cancelled again and paired again without telling anyone.
+        let offer = try id("ride_offers", "d2@example.org", in: database)
+        #expect(try database.run(["rides", "cancel", "--offer", String(offer), "--quiet"]).status == 0)
+        try database.connect().execute("""
+            update ride_offers set status = 'open' where driver_id = (select id from people where email = 'd1@example.org')
+            """)
+        let quiet = try database.run(["rides", "pair", "--event", "retreat", "--no-notify"])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(try count("ride-paired", "suppressed", in: database) == 4)
+        #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 2,"), "the cancellation's two only")
+    }
 }

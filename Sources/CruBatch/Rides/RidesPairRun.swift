@@ -7,6 +7,8 @@ public struct RidesPairOptions: Sendable {
     public var event: String?
     /// Pair and insert in the transaction, report, then roll back.
     public var dryRun = false
+    /// What the new pairings queue (`ride-paired`, `ride-full`); `--no-notify` records them as suppressed.
+    public var messages = JoinMessages()
 
     public init() {}
 }
@@ -41,6 +43,7 @@ public struct RidesPairRun {
             try WriterLocks.hold([.rideOffers, .rideRequests], on: connection,
                                  against: "another rides pair, rides cancel or an import of ride offers or requests")
             try runLog.record(as: runID)
+            try options.messages.apply(on: connection)
             let events = try RideShareEvents.load(code: options.event, connection: connection)
             var inserts: [RidePair] = []
             for event in events {
