@@ -64,4 +64,37 @@ struct OutboxCancellationTests {
         #expect(migrate.status == 0, "\(migrate.stderr)")
         #expect(try connection.query("select status from notifications").text == "cancelled")
     }
+
+    @Test("a leave while notify is sending the join still queues the leaders' left message")
+    func leaveDuringSendOfJoin() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let sender = try database.connect()
+        try sender.execute("update notifications set status = 'sent', sent_at = now()")
+        try sender.execute(Self.newStudent)
+        try sender.execute(Self.joinSmallGroup)
+        let leaders = try database.count("select count(*) from notifications where status = 'pending' and kind = 'joined'")
+        try #require(leaders > 0)
+
+        // notify has claimed the joins and is talking to the mail server when the student leaves.
+        try sender.execute("begin")
+        try sender.execute("select id from notifications where status = 'pending' for update")
+        let leave = try BackgroundCommand([database.url, "-v", "ON_ERROR_STOP=1", "-c", """
+            update memberships set status = 'left'
+            where person_id = (select id from people where email = 'left.early@example.edu')
+            """], executable: "/usr/bin/psql")
+        try waitUntil(timeout: 10) {
+            try database.count("""
+                select count(*) from pg_stat_activity
+                where datname = current_database() and wait_event_type = 'Lock' and query like 'update memberships%'
+                """) == 1
+        }
+        try sender.execute("update notifications set status = 'sent', sent_at = now() where status = 'pending'")
+        try sender.execute("commit")
+        let result = try leave.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+
+        // The leaders heard of the join, so each hears of the leave.
+        #expect(try database.count("select count(*) from notifications where kind = 'left' and status = 'pending'") == leaders)
+        #expect(try database.count("select count(*) from notifications where kind = 'joined' and status = 'sent'") > 0)
+    }
 }
