@@ -142,3 +142,22 @@ extension Bool: PostgresDecodable {
         }
     }
 }
+
+/// An integer array's text form (`{1,2,3}`), as `array_agg` of an integer column gives it.
+extension Array: PostgresDecodable where Element == Int {
+    public init?(postgresText: String) {
+        guard postgresText.hasPrefix("{"), postgresText.hasSuffix("}") else { return nil }
+        let items = postgresText.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false)
+        if items == [""] {
+            self = []
+            return
+        }
+        var values: [Int] = []
+        values.reserveCapacity(items.count)
+        for item in items {
+            guard let value = Int(item) else { return nil }
+            values.append(value)
+        }
+        self = values
+    }
+}

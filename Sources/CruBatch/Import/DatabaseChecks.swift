@@ -22,11 +22,15 @@ struct DatabaseChecks {
         // Names first: every later check, and the merge, see codes.
         var found: [Diagnostic] = []
         var ambiguous = Set<AmbiguousCell>()
+        // Columns whose every value is a code, or a name that matched one row, have no unknown value.
+        var allResolved = Set<String>()
         for (column, reference) in spec.references where reference.nameColumn != nil && isPresent(column.name) {
-            found += try resolveNames(column, reference, ambiguous: &ambiguous)
+            let names = try resolveNames(column, reference, ambiguous: &ambiguous)
+            found += names.diagnostics
+            if names.allResolved && reference.condition == "true" { allResolved.insert(column.name) }
         }
         found += try duplicates()
-        for (column, reference) in spec.references where isPresent(column.name) {
+        for (column, reference) in spec.references where isPresent(column.name) && !allResolved.contains(column.name) {
             found += try reference.addsPeople ? unnamedNewPeople(column, reference) : missing(column, reference, except: ambiguous)
         }
         for column in spec.columns where column.type == .timezone && isPresent(column.name) {
@@ -76,20 +80,27 @@ struct DatabaseChecks {
     /// Rewrites the stage's names (`Cru Cal Poly`) to the codes they match (`NameMatcher`), so the
     /// reference joins, the duplicate check and the merge see codes. Only the distinct values that
     /// are not codes are matched, in Swift, where import and place share one rule; one UPDATE then
-    /// rewrites every row. A name that matches several rows is reported here; one that matches
-    /// none is left for `missing`.
-    private func resolveNames(_ column: ColumnSpec, _ reference: Reference,
-                              ambiguous: inout Set<AmbiguousCell>) throws -> [Diagnostic] {
+    /// rewrites the rows that hold them. A name that matches several rows is reported here; one that
+    /// matches none is left for `missing`. `allResolved`: every value is now a code.
+    private func resolveNames(_ column: ColumnSpec, _ reference: Reference, ambiguous: inout Set<AmbiguousCell>)
+        throws -> (diagnostics: [Diagnostic], allResolved: Bool) {
         let cell = column.stagedName
         let (value, source) = values(of: column)
         // A row without a scope has '' (never a code): arrays of binds hold no NULL.
         let scope = column.nameScope.map { "coalesce(s.\"\($0)\", '')" } ?? "''"
+        // The rows that hold each name, for a list's UPDATE (a plain cell's joins on the value itself).
+        let lines = column.list != nil ? "array_agg(s.line)" : "'{}'::int[]"
         let names = try connection.query("""
-            select distinct \(unescaped: value), \(unescaped: scope) from \(unescaped: source)
+            select \(unescaped: value), \(unescaped: scope), \(unescaped: lines) from \(unescaped: source)
             where \(unescaped: value) is not null
             and not exists (select 1 from \(unescaped: reference.table) r where r.\(unescaped: reference.keyColumn) = \(unescaped: value))
-            """).rows.map { ScopedName(text: try $0.decode(String.self, 0), scope: try $0.decode(String.self, 1)) }
-        guard !names.isEmpty, let nameColumn = reference.nameColumn else { return [] }
+            group by 1, 2
+            """).rows.map { row in
+            (name: ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1)),
+             lines: try row.decode([Int].self, 2))
+        }
+        guard let nameColumn = reference.nameColumn else { return ([], names.isEmpty) }
+        guard !names.isEmpty else { return ([], true) }
         let matcher = NameMatcher(try connection.query("""
             select r.\(unescaped: reference.keyColumn), r.\(unescaped: nameColumn), \(unescaped: reference.scope ?? "''")
             from \(unescaped: reference.table) r
@@ -97,27 +108,32 @@ struct DatabaseChecks {
             NameMatcher.Candidate(code: try row.decode(String.self, 0), name: try row.decode(String.self, 1),
                                   scope: try row.decode(String.self, 2))
         })
-        var found: (values: [String], scopes: [String], codes: [String]) = ([], [], [])
+        var found: (values: [String], scopes: [String], codes: [String], lines: Set<Int>) = ([], [], [], [])
         var several: [ScopedName: [NameMatcher.Candidate]] = [:]
-        for name in names {
+        var unmatched = false
+        for (name, lines) in names {
             switch matcher.match(name.text, scope: name.scope.isEmpty ? nil : name.scope) {
             case .found(let candidate):
                 found.values.append(name.text)
                 found.scopes.append(name.scope)
                 found.codes.append(candidate.code)
+                found.lines.formUnion(lines)
             case .ambiguous(let candidates): several[name] = candidates
-            case .none: break
+            case .none: unmatched = true
             }
         }
         if !found.values.isEmpty {
             let matches: PostgresQuery = "unnest(\(found.values)::text[], \(found.scopes)::text[], \(found.codes)::text[]) as m(value, scope, code)"
             if column.list != nil {
+                // One join of the named rows' items with the matches, not a lookup per row.
                 try connection.query("""
-                    update stage s set "\(unescaped: column.name)" = (
-                        select string_agg(coalesce(m.code, v.value), ';' order by v.position)
-                        from unnest(string_to_array(\(unescaped: cell), ';')) with ordinality as v(value, position)
-                        left join \(matches) on m.value = v.value and m.scope = \(unescaped: scope))
-                    where string_to_array(\(unescaped: cell), ';') && \(found.values)::text[]
+                    update stage o set "\(unescaped: column.name)" = r.list from (
+                        select s.line, string_agg(coalesce(m.code, v.value), ';' order by v.position) as list
+                        from stage s cross join lateral unnest(string_to_array(\(unescaped: cell), ';')) with ordinality as v(value, position)
+                        left join \(matches) on m.value = v.value and m.scope = \(unescaped: scope)
+                        where s.line = any(\(Array(found.lines))::int[])
+                        group by s.line) r
+                    where o.line = r.line
                     """)
             } else {
                 try connection.query("""
@@ -126,13 +142,13 @@ struct DatabaseChecks {
                     """)
             }
         }
-        guard !several.isEmpty else { return [] }
+        guard !several.isEmpty else { return ([], !unmatched) }
         let texts = Array(Set(several.keys.map(\.text)))
         let rows = try connection.query("""
             select s.line, \(unescaped: value), \(unescaped: scope) from \(unescaped: source)
             where \(unescaped: value) = any(\(texts)::text[]) order by s.line
             """).rows
-        return try rows.compactMap { row in
+        let diagnostics = try rows.compactMap { row -> Diagnostic? in
             let line = try row.decode(Int.self, 0), text = try row.decode(String.self, 1)
             guard let candidates = several[ScopedName(text: text, scope: try row.decode(String.self, 2))] else { return nil }
             ambiguous.insert(AmbiguousCell(line: line, value: text))
@@ -141,6 +157,7 @@ struct DatabaseChecks {
                                   + candidates.map(\.label).joined(separator: ", "),
                               hint: "write the code, or enough of the name to tell them apart")
         }
+        return (diagnostics, false)
     }
 
     func isPresent(_ column: String) -> Bool { mapping.fileColumn(of: column, in: spec) != nil }

@@ -136,6 +136,9 @@ public struct Importer {
         do {
             try connection.execute("begin")
             try options.messages.apply(on: connection)
+            // The checks and the merge sort and hash whole files: give them room for a big one in
+            // memory instead of spilling to temporary files (the server default is 4 MB).
+            try connection.execute("set local work_mem = '128MB'")
             var budget = options.maxErrors ?? Int.max
             for (index, source) in sources.enumerated() {
                 if !runIDs.isEmpty { try runLog.record(as: runIDs[index]) }

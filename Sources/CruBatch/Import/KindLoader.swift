@@ -163,16 +163,21 @@ struct KindLoader {
     private func merge(into counts: inout KindCounts) throws {
         let staged = try connection.query("select count(*) from stage").scalar(Int.self)
         let sql = MergeSQL(spec: spec, blank: options.blank)
+        if try !connection.query(PostgresQuery(unsafeSQL: sql.anyStored)).scalar(Bool.self) {
+            counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: false))).scalar(Int.self)
+            for statement in sql.listSync(allNew: true) { try connection.execute(statement) }
+            counts.unchanged = staged - counts.inserted
+            return
+        }
         for statement in sql.setup { try connection.execute(statement) }
         guard let changed = try connection.query(PostgresQuery(unsafeSQL: sql.update)).rows.first else {
             throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
         }
         counts.updated = try changed.decode(Int.self, 0)
         counts.restored = try changed.decode(Int.self, 1)
-        counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert)).scalar(Int.self)
-        let allNew = counts.inserted == staged
-        for statement in sql.listSync(allNew: allNew) { try connection.execute(statement) }
-        if !allNew, let touch = sql.finishLists.first, let count = sql.finishLists.last {
+        counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: true))).scalar(Int.self)
+        for statement in sql.listSync(allNew: false) { try connection.execute(statement) }
+        if let touch = sql.finishLists.first, let count = sql.finishLists.last {
             try connection.execute(touch)
             counts.updated = try connection.query(PostgresQuery(unsafeSQL: count)).scalar(Int.self)
         }
