@@ -1,6 +1,7 @@
 @testable import CruBatch
 import CruBatchTestSupport
 import CSVStream
+import Foundation
 import Testing
 
 /// The cell normalisation of the README's "File formats", value by value.
@@ -76,5 +77,24 @@ struct NormalizerTests {
         #expect(problem("cru calpoly", .code) == .typeError)
         #expect(value("cru-calpoly; EPIC-calpoly;cru-calpoly;", .list(.code)) == "cru-calpoly;epic-calpoly")
         #expect(value("   ", .text) == nil)
+    }
+
+    /// Accented Latin and Vietnamese letters skip Foundation; whatever path a cell takes, it must
+    /// come out as Foundation's trimming and NFC would give it.
+    @Test("the fast path for accented letters trims and composes as Foundation does", arguments: [
+        "Thảo", " Nguyễn ", "Łukasz", "Ó Súilleabháin", "\tÉlodie\n", "Søren\u{00A0}", "\u{0085}Ana", "\u{00A0}",
+        "e\u{0301}", "Ñ\u{0301}", "ẫ\u{0323}", "A\u{030A}ngstr\u{00F6}m", "\u{1E9B}\u{0323}", "\u{2126}hm", "ĳssel ǅ",
+        "\u{3000}Ana\u{3000}", "Ana\u{2028}", "ʻOkina ˈstress", "\u{00C5} \u{212B}", "Zoë\u{1680}", "Łódź\u{0300}",
+    ])
+    func accentedText(input: String) {
+        let foundation = input.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        #expect(CellNormalizer.trimmedNFC(input).unicodeScalars.elementsEqual(foundation.unicodeScalars))
+    }
+
+    @Test("list cells split on ; , and line breaks, lists of text on ; and line breaks only")
+    func listSeparators() {
+        #expect(value("a-1;b-2\r\nc-3,d-4\ne-5\r", .list(.code)) == "a-1;b-2;c-3;d-4;e-5")
+        #expect(value("Bible, prayer;Zoë, Ana\r\nlast", .list(.text)) == "Bible, prayer;Zoë, Ana;last")
+        #expect(value("Zoë;Ana,Åsa\r\nLê", .list(.reference)) == "Zoë;Ana;Åsa;Lê")
     }
 }

@@ -35,6 +35,19 @@ struct PostgresConnectionTests {
         #expect(try db.query("select count(*) from \(unescaped: table) where name = \("Zoë")").text == "1")
     }
 
+    @Test("integer arrays decode from array_agg, empty ones too")
+    func integerArrays() throws {
+        let db = try TestDatabase.connect()
+        let row = try db.query("""
+            select array_agg(x order by x), '{}'::int[], array[-3, 40000000000]::bigint[], 'abc'
+            from generate_series(1, 3) x
+            """).rows[0]
+        #expect(try row.decode([Int].self, 0) == [1, 2, 3])
+        #expect(try row.decode([Int].self, 1) == [])
+        #expect(try row.decode([Int].self, 2) == [-3, 40_000_000_000])
+        #expect(throws: PostgresError.self) { try row.decode([Int].self, 3) }
+    }
+
     @Test("a syntax error carries SQLSTATE 42601 and leaves the connection usable")
     func syntaxError() throws {
         let db = try TestDatabase.connect()

@@ -6,6 +6,33 @@ struct RowValidator {
     let mapping: HeaderMapping
     let file: String
     var dateOrder: DateOrder = .mdy
+    /// What each row reads of each column the file has, in spec column order.
+    private let cells: [Cell]
+    /// The spec index of the grad_year column, if the kind has one.
+    private let gradYearIndex: Int?
+
+    /// One column of the spec as each row reads it: where its cell is in the file and what it holds.
+    private struct Cell {
+        let index: Int
+        let position: Int
+        let name: String
+        let type: CellType
+        let required: Bool
+    }
+
+    init(spec: KindSpec, mapping: HeaderMapping, file: String, dateOrder: DateOrder = .mdy) {
+        self.spec = spec
+        self.mapping = mapping
+        self.file = file
+        self.dateOrder = dateOrder
+        cells = spec.columns.indices.compactMap { index in
+            let column = spec.columns[index]
+            return mapping.indexes[index].map {
+                Cell(index: index, position: $0, name: column.name, type: column.type, required: column.required)
+            }
+        }
+        gradYearIndex = spec.columns.firstIndex { $0.type == .gradYear }
+    }
 
     /// The normalised values in spec column order (nil = blank, or a cell that could not be read)
     /// and every diagnostic of the row, warnings included. A row is rejected when any is an error;
@@ -14,10 +41,11 @@ struct RowValidator {
     func validate(_ row: TableRow) -> RowCheck {
         var check = RowCheck(line: row.line, values: [String?](repeating: nil, count: spec.columns.count),
                              diagnostics: row.problems)
-        let reported = Set(row.problems.compactMap(\.field))
+        let reported = row.problems.isEmpty ? [] : Set(row.problems.compactMap(\.field))
         var gradYear: (value: String, cell: String, position: Int)?
-        for (index, column) in spec.columns.enumerated() {
-            guard let position = mapping.indexes[index], !reported.contains(column.name) else { continue }
+        for column in cells {
+            let index = column.index, position = column.position
+            guard reported.isEmpty || !reported.contains(column.name) else { continue }
             func report(_ code: DiagnosticCode, _ message: String, hint: String?) {
                 check.diagnostics.append(Diagnostic(file: file, line: row.line, column: position + 1, field: column.name,
                                                     code: code, message: message, hint: hint))
@@ -34,7 +62,7 @@ struct RowValidator {
                 report(error.code, "\(column.name): \(error.message)", hint: error.hint)
             }
         }
-        if let gradYear, let index = spec.columns.firstIndex(where: { $0.type == .gradYear }) {
+        if let gradYear, let index = gradYearIndex {
             apply(gradYear, to: index, in: &check)
         }
         return check

@@ -57,42 +57,73 @@ enum CellNormalizer {
     /// What separates the items of a list cell: `;` and line breaks always, and `,` when an item
     /// cannot hold a comma (codes, names of campuses and ministries, emails). Topics are free text
     /// and may hold commas, so a list of text is split on `;` and line breaks only.
-    static func separators(of element: CellType) -> Set<Character> {
-        element == .text || element == .multilineText ? [";", "\n", "\r", "\r\n"] : [";", ",", "\n", "\r", "\r\n"]
-    }
+    private static func splitsOnCommas(_ element: CellType) -> Bool { element != .text && element != .multilineText }
 
     /// The items in order, each read as `element`, duplicates dropped, joined by `;`.
     private static func list(_ text: String, of element: CellType, dateOrder: DateOrder) throws(CellProblem) -> CellReading {
-        let separators = separators(of: element)
         var values: [String] = []
-        for part in text.split(whereSeparator: { separators.contains($0) }) {
-            if let value = try read(String(part), as: element, dateOrder: dateOrder).value, !values.contains(value) {
+        for part in items(of: text, commas: splitsOnCommas(element)) {
+            if let value = try read(part, as: element, dateOrder: dateOrder).value, !values.contains(value) {
                 values.append(value)
             }
         }
         return CellReading(value: values.isEmpty ? nil : values.joined(separator: ";"))
     }
 
-    /// Trims white space and puts the text in Unicode NFC. Plain ASCII, nearly every cell, takes a
-    /// byte-level path without Foundation; a cell that needs no change is returned as it is.
+    /// A list cell's items, split on the separators (all ASCII): on bytes when the text is ASCII, on
+    /// characters otherwise, where a separator followed by a combining mark is no separator.
+    private static func items(of text: String, commas: Bool) -> [String] {
+        func separates(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: ";") || byte == 0x0A || byte == 0x0D || (commas && byte == UInt8(ascii: ","))
+        }
+        guard isASCII(text) else {
+            return text.split { $0.utf8.allSatisfy(separates) }.map(String.init)
+        }
+        return text.utf8.split(whereSeparator: separates).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Trims white space and puts the text in Unicode NFC. Nearly every cell takes a byte-level path
+    /// without Foundation: plain ASCII, and text whose other characters are letters that are NFC as
+    /// they stand (`isStableNFC`), between ASCII edges; a cell that needs no change is returned as it is.
     static func trimmedNFC(_ raw: String) -> String {
         var text = raw
         return text.withUTF8 { bytes -> String in
-            var ascii = true
+            var stable = true
             var first = -1, last = -1
-            for (index, byte) in bytes.enumerated() {
-                if byte >= 0x80 { ascii = false }
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte >= 0x80 && stable { stable = isStableNFC(bytes, at: index) }
                 if !isASCIISpace(byte) {
                     if first < 0 { first = index }
                     last = index
                 }
+                index += 1
             }
-            guard ascii else {
+            // Of the stable characters, U+0085 and U+00A0 (C2 85, C2 A0) are white space: at an edge,
+            // Foundation trims them.
+            func isSpace(endingAt end: Int) -> Bool {
+                end >= 1 && end < bytes.count && bytes[end - 1] == 0xC2 && (bytes[end] == 0x85 || bytes[end] == 0xA0)
+            }
+            guard stable, first < 0 || (!isSpace(endingAt: first + 1) && !isSpace(endingAt: last)) else {
                 return raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
             }
             if first < 0 { return "" }
             if first == 0 && last == bytes.count - 1 { return raw }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[first...last]), as: UTF8.self)
+        }
+    }
+
+    /// Whether the character whose UTF-8 bytes start at `index` (or the continuation byte there) leaves
+    /// the text in NFC whatever surrounds it: U+0080..U+02FF (Latin-1, Latin Extended-A and -B, IPA,
+    /// spacing modifiers) and U+1E00..U+1EFF (Latin Extended Additional: Vietnamese) are all NFC and
+    /// compose with nothing that follows them but a combining mark, which is not in these ranges.
+    private static func isStableNFC(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        switch bytes[index] {
+        case 0x80...0xBF: true  // a continuation byte, judged with its first byte
+        case 0xC2...0xCB: true  // U+0080..U+02FF
+        case 0xE1: index + 1 < bytes.count && (0xB8...0xBB).contains(bytes[index + 1])  // U+1E00..U+1EFF
+        default: false
         }
     }
 

@@ -160,7 +160,18 @@ public enum Vocabulary: String, CaseIterable, Sendable {
     var spellings: [String] { terms.flatMap(\.spellings) }
 
     /// A spelling's lookup key: lower case, letters and digits only.
-    static func key(_ text: String) -> String { NameWords.words(of: text).joined() }
+    static func key(_ text: String) -> String {
+        // ASCII text, nearly every cell, on bytes: the same letters and digits NameWords keeps.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return NameWords.words(of: text).joined() }
+        let kept = text.utf8.compactMap { byte -> UInt8? in
+            switch byte {
+            case 0x41...0x5A: byte | 0x20
+            case 0x61...0x7A, 0x30...0x39: byte
+            default: nil
+            }
+        }
+        return String(decoding: kept, as: UTF8.self)
+    }
 
     private static let index: [Vocabulary: [String: Term]] = table.mapValues { terms in
         var byKey: [String: Term] = [:]
