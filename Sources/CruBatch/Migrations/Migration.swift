@@ -17,8 +17,8 @@ public struct Migration: Sendable {
 
     /// Every migration, in order.
     public static let all: [Migration] = [
-        dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog, messageKinds, rides, rideMessages,
-        leaveAfterSentJoin,
+        dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog, messageKinds, rides,
+        pendingNotifications, rideMessages, leaveAfterSentJoin,
     ]
 }
 
