@@ -106,6 +106,9 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
     public var postgresText: String {
         "{" + map { element in
             let text = element.postgresText
+            guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else {
+                return "\"" + text + "\""
+            }
             return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }.joined(separator: ",") + "}"
     }

@@ -127,7 +127,7 @@ struct CapacityTests {
         try holder.query("select id from people where email = \(emails[0]) for update")
         let place = try database.start(["place", answers])
         try #require(waitUntil(timeout: 20) {
-            try waitingQueries(database).contains { $0.contains("upserted") }
+            try waitingQueries(database).contains { $0.contains("insert into people") }
         }, "place never waited for the student's row")
         let importing = try database.start(["import", "memberships", joins])
         try #require(waitUntil(timeout: 20) {

@@ -189,6 +189,10 @@ struct AvailabilityParser {
     /// Lower case, one kind of dash, `a.m.` as `am`.
     static func normalize(_ text: String) -> String {
         var lower = CellNormalizer.trimmedNFC(text).lowercased()
+        // Most answers hold none of these: no search for them then.
+        guard lower.utf8.contains(where: { $0 == 0xE2 || $0 == 0xC2 || $0 == 0x09 || $0 == UInt8(ascii: ".") }) else {
+            return lower
+        }
         for (from, to) in [("\u{2013}", "-"), ("\u{2014}", "-"), ("\u{2012}", "-"), ("\u{2212}", "-"), ("a.m.", "am"),
                            ("p.m.", "pm"), ("\u{00A0}", " "), ("\t", " ")] {
             lower = lower.replacingOccurrences(of: from, with: to)

@@ -83,8 +83,8 @@ public struct Placer {
             try options.messages.apply(on: connection)
             try placement.load()
             let before = try placement.notificationCount()
-            for answer in contents.answers {
-                report.add(try placement.place(answer))
+            for entry in try placement.placeAll(contents.answers) {
+                report.add(entry)
             }
             let after = try placement.notificationCount()
             report.counts.notificationsQueued = after.all - before.all
@@ -201,12 +201,20 @@ struct Placement {
     /// Campuses and ministries by code or name, as `import` reads them; a ministry's scope is its campus.
     var campusMatcher = NameMatcher([])
     var ministryMatcher = NameMatcher([])
+    /// What each text has matched so far, by scope and text: answers repeat the same few names.
+    var matched: [String: [String: NameMatcher.Match]] = [:]
     var groups: [PlaceGroup] = []
     var diagnostics: [Diagnostic] = []
     var people: [PersonChange: Int] = [:]
     var membershipsInserted = 0
     /// Memberships ended by moves.
     var membershipsEnded = 0
+    /// Each group's position in `groups`.
+    var groupIndex: [String: Int] = [:]
+    /// The current memberships of the run's students (`StudentMemberships`).
+    var memberships = StudentMemberships()
+    /// Joins decided but not written yet, in file order (`writeJoins`).
+    var pendingJoins: [(group: String, person: String)] = []
 
     init(connection: PostgresConnection, file: String) {
         self.connection = connection
@@ -251,14 +259,13 @@ struct Placement {
                               sex: try row.decode(String?.self, 9), capacity: try row.decode(Int?.self, 10),
                               members: try row.decode(Int.self, 11))
         }
-        var index: [String: Int] = [:]
-        for (position, group) in groups.enumerated() { index[group.id] = position }
+        for (position, group) in groups.enumerated() { groupIndex[group.id] = position }
         for row in try connection.query("""
             select gl.group_id, p.first_name || ' ' || p.last_name, p.email, p.phone
             from group_leaders gl join people p on p.id = gl.person_id
             order by gl.group_id, gl.position, p.email
             """).rows {
-            if let position = index[try row.decode(String.self, 0)] {
+            if let position = groupIndex[try row.decode(String.self, 0)] {
                 groups[position].leaders.append(PlaceReport.Leader(
                     name: try row.decode(String.self, 1), email: try row.decode(String.self, 2),
                     phone: try row.decode(String?.self, 3)))
@@ -272,35 +279,67 @@ struct Placement {
         return (try row.decode(Int.self, 0), try row.decode(Int.self, 1))
     }
 
-    // MARK: One answer
+    // MARK: Every answer
 
-    mutating func place(_ answer: QuestionnaireAnswer) throws -> PlaceReport.Entry {
-        var entry = PlaceReport.Entry(line: answer.line, email: answer.email ?? answer.emailText, name: answer.name,
-                                      outcome: .invalid, availability: answer.availability?.description)
-        var problems = answer.diagnostics
-        let (campus, chosen) = resolve(answer, problems: &problems)
-        diagnostics += problems
-        let errors = problems.filter { $0.severity == .error }
-        let personErrors = errors.filter { $0.field != PlaceField.availability.rawValue || !answer.availabilityUnreadable }
-        if let first = personErrors.first {
-            entry.reason = first.code.rawValue
-            entry.message = first.message
-            return entry
+    /// Places the answers in file order. Each answer is decided in memory, as if the answers before
+    /// it were written; the writes go in a handful of statements for the whole file (`savePeople`,
+    /// `addMinistries`, joins in batches), not several per answer.
+    mutating func placeAll(_ answers: [QuestionnaireAnswer]) throws -> [PlaceReport.Entry] {
+        var entries: [PlaceReport.Entry] = []
+        var students: [Student] = []
+        for answer in answers {
+            var entry = PlaceReport.Entry(line: answer.line, email: answer.email ?? answer.emailText, name: answer.name,
+                                          outcome: .invalid, availability: answer.availability?.description)
+            var problems = answer.diagnostics
+            let (campus, chosen) = resolve(answer, problems: &problems)
+            diagnostics += problems
+            let errors = problems.filter { $0.severity == .error }
+            let personErrors = errors.filter { $0.field != PlaceField.availability.rawValue || !answer.availabilityUnreadable }
+            if let first = personErrors.first {
+                entry.reason = first.code.rawValue
+                entry.message = first.message
+            } else if let campus, let email = answer.email, let sex = answer.sex {
+                students.append(Student(entry: entries.count, answer: answer, email: email, sex: sex, campus: campus,
+                                        chosen: chosen, firstError: errors.first?.message))
+            } else {
+                entry.reason = DiagnosticCode.missingValue.rawValue
+            }
+            entries.append(entry)
         }
-        guard let campus, let email = answer.email, let sex = answer.sex else {
-            entry.reason = DiagnosticCode.missingValue.rawValue
-            return entry
+        let ids = try savePeople(students)
+        for index in students.indices { students[index].personID = ids[index] }
+        try addMinistries(students)
+        memberships = try StudentMemberships.load(of: ids, connection: connection)
+        for student in students {
+            entries[student.entry] = try place(student, entry: entries[student.entry])
         }
-        let personID = try upsertPerson(answer, email: email, campusID: campus.id)
-        try addMinistries(personID, chosen.map(\.id))
-        if answer.availabilityUnreadable || answer.availability == nil {
+        try writeJoins()
+        return entries
+    }
+
+    /// An answer whose student is saved, and maybe placed.
+    struct Student {
+        let entry: Int
+        let answer: QuestionnaireAnswer
+        let email: String
+        let sex: String
+        let campus: Campus
+        let chosen: [Ministry]
+        /// The availability's error, for an answer whose availability cannot be read.
+        let firstError: String?
+        var personID = ""
+    }
+
+    private mutating func place(_ student: Student, entry: PlaceReport.Entry) throws -> PlaceReport.Entry {
+        var entry = entry
+        let answer = student.answer, chosen = student.chosen, sex = student.sex, personID = student.personID
+        guard let availability = answer.availability, !answer.availabilityUnreadable else {
             entry.outcome = .unparseableAvailability
-            entry.message = errors.first?.message
+            entry.message = student.firstError
             return entry
         }
-        let availability = answer.availability!
         let chosenIDs = Set(chosen.map(\.id))
-        let current = try currentGroup(of: personID, in: chosen.map(\.id))
+        let current = memberships.first(of: personID, in: chosenIDs, inUse: groupIndex).map { groups[$0] }
         if let current, current.suits(sex: sex, year: answer.schoolYear, availability: availability) {
             entry.outcome = .alreadyPlaced
             entry.group = current.reportGroup
@@ -345,21 +384,17 @@ struct Placement {
             let full = byTime.map { "\(groups[$0].code) \(groups[$0].members)/\(groups[$0].capacity ?? 0)" }.joined(separator: ", ")
             return notPlaced(.full, "every fitting group is full: \(full)")
         }
-        let inserted = try connection.query("""
-            insert into memberships (group_id, person_id, status, source)
-            values (\(groups[best].id)::bigint, \(personID)::bigint, 'active', 'place')
-            on conflict (group_id, person_id) do update set status = 'active', joined_at = now(), source = 'place'
-            where \(unescaped: KindCatalog.membershipEnd.isRetired(over: "memberships"))
-            returning id
-            """)
-        if !inserted.rows.isEmpty {
+        if try join(groups[best], person: personID) {
             groups[best].members += 1
-            membershipsInserted += 1
         }
         if let current {
+            // The old memberships end once the joins before it are written, so seats freed here are
+            // free for the answers after it.
+            try writeJoins()
             for row in try connection.query(MembershipMove.endingOthers(person: personID, joining: groups[best].id)).rows {
                 let groupID = try row.decode(String.self, 0)
-                if let left = groups.firstIndex(where: { $0.id == groupID }) { groups[left].members -= 1 }
+                if let left = groupIndex[groupID] { groups[left].members -= 1 }
+                memberships.end(personID, group: groupID)
                 membershipsEnded += 1
             }
             entry.message = "moved from \(current.code)"
@@ -386,7 +421,15 @@ struct Placement {
 
     /// The campus and the chosen ministries, by code or name (`NameMatcher`, as `import` reads
     /// them), or unknown-reference and ambiguous-reference diagnostics.
-    func resolve(_ answer: QuestionnaireAnswer, problems: inout [Diagnostic]) -> (Campus?, [Ministry]) {
+    /// A campus for a nil `scope`, else a ministry of the campus with that code.
+    private mutating func match(_ text: String, scope: String?) -> NameMatcher.Match {
+        if let known = matched[scope ?? "", default: [:]][text] { return known }
+        let match = scope.map { ministryMatcher.match(text, scope: $0) } ?? campusMatcher.match(text)
+        matched[scope ?? "", default: [:]][text] = match
+        return match
+    }
+
+    mutating func resolve(_ answer: QuestionnaireAnswer, problems: inout [Diagnostic]) -> (Campus?, [Ministry]) {
         guard !answer.campusText.isEmpty else { return (nil, []) }
         func problem(_ field: PlaceField, column: Int?, _ code: DiagnosticCode, _ message: String, hint: String) {
             problems.append(Diagnostic(file: file, line: answer.line, column: column, field: field.rawValue, code: code,
@@ -394,7 +437,7 @@ struct Placement {
         }
         let campusHint = "write a campus name or code: " + campuses.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
         let campus: Campus
-        switch campusMatcher.match(answer.campusText) {
+        switch match(answer.campusText, scope: nil) {
         case .found(let candidate):
             campus = campuses.first { $0.code == candidate.code }!
         case .ambiguous(let candidates):
@@ -414,10 +457,10 @@ struct Placement {
         var chosen: [Ministry] = []
         for part in answer.ministriesText.split(separator: ";").map({ CellNormalizer.trimmedNFC(String($0)) }) where !part.isEmpty {
             // A name may hold a comma; otherwise commas separate Google Forms checkboxes.
-            let items = ministryMatcher.match(part, scope: campus.code) != .none ? [part]
+            let items = match(part, scope: campus.code) != .none ? [part]
                 : part.split(separator: ",").map { CellNormalizer.trimmedNFC(String($0)) }.filter { !$0.isEmpty }
             for item in items {
-                switch ministryMatcher.match(item, scope: campus.code) {
+                switch match(item, scope: campus.code) {
                 case .found(let candidate):
                     let ministry = ministries.first { $0.code == candidate.code }!
                     if ministry.campusID == campus.id {
@@ -440,61 +483,5 @@ struct Placement {
             }
         }
         return (campus, chosen)
-    }
-
-    // MARK: Writes
-
-    mutating func upsertPerson(_ answer: QuestionnaireAnswer, email: String, campusID: String) throws -> String {
-        let result = try connection.query("""
-            with upserted as (
-                insert into people (email, first_name, last_name, phone, sex, school_year, grad_year, campus_id)
-                values (\(email), \(answer.firstName), \(answer.lastName), \(answer.phone), \(answer.sex),
-                        \(answer.schoolYear)::smallint, \(answer.gradYear)::smallint, \(campusID)::bigint)
-                on conflict ((lower(email))) do update set
-                    first_name = excluded.first_name, last_name = excluded.last_name,
-                    phone = coalesce(excluded.phone, people.phone), sex = excluded.sex,
-                    school_year = excluded.school_year, grad_year = coalesce(excluded.grad_year, people.grad_year),
-                    campus_id = excluded.campus_id, is_member = true
-                where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.grad_year,
-                       people.campus_id, people.is_member)
-                    is distinct from (excluded.first_name, excluded.last_name, coalesce(excluded.phone, people.phone),
-                                      excluded.sex, excluded.school_year, coalesce(excluded.grad_year, people.grad_year),
-                                      excluded.campus_id, true)
-                returning id, xmax = 0 as inserted
-            )
-            select id, case when inserted then 'inserted' else 'updated' end from upserted
-            union all
-            select id, 'unchanged' from people where lower(email) = \(email) and not exists (select 1 from upserted)
-            """)
-        guard let row = result.rows.first else {
-            throw PostgresError(kind: .decoding, message: "saving the student on line \(answer.line) returned no row")
-        }
-        let id = try row.decode(String.self, 0)
-        let outcome = try row.decode(String.self, 1)
-        let change: PersonChange = outcome == "inserted" ? .inserted : outcome == "updated" ? .updated : .unchanged
-        people[change, default: 0] += 1
-        return id
-    }
-
-    func addMinistries(_ personID: String, _ ministryIDs: [String]) throws {
-        guard !ministryIDs.isEmpty else { return }
-        try connection.query("""
-            insert into person_ministries (person_id, ministry_id, position)
-            select p.id, m.id, (coalesce((select max(position) from person_ministries where person_id = p.id), 0) + m.ord)::smallint
-            from (select \(personID)::bigint as id) p, unnest(\(ministryIDs)::bigint[]) with ordinality as m(id, ord)
-            on conflict (person_id, ministry_id) do nothing
-            """)
-    }
-
-    /// A group in use of one of `ministryIDs` the student is a current member of (placed before, or
-    /// earlier in this run).
-    func currentGroup(of personID: String, in ministryIDs: [String]) throws -> PlaceGroup? {
-        let ids = try connection.query("""
-            select m.group_id from memberships m join community_groups g on g.id = m.group_id
-            where m.person_id = \(personID)::bigint and g.ministry_id = any(\(ministryIDs)::bigint[])
-            and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
-            order by m.joined_at, g.code
-            """).rows.map { try $0.decode(String.self, 0) }
-        return ids.lazy.compactMap { id in groups.first { $0.id == id } }.first
     }
 }

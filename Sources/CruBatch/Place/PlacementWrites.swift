@@ -1,0 +1,200 @@
+import PostgresClient
+
+/// What `place` writes, a few statements for a whole file: the students, their ministries and their
+/// joins. Each answer is decided in memory as if the answers before it were written one by one, and
+/// the rows come out as that would leave them.
+extension Placement {
+    /// A person's columns that an answer sets, as the database gives them as text.
+    private struct PersonRow: Equatable {
+        var firstName: String?
+        var lastName: String?
+        var phone: String?
+        var sex: String?
+        var schoolYear: String?
+        var gradYear: String?
+        var campusID: String?
+        var isMember: Bool
+    }
+
+    /// Saves every student, in one statement. A later answer of the same student updates what an
+    /// earlier one wrote; a blank phone or graduation year keeps the stored one. Each answer counts as
+    /// inserted, updated or unchanged. Returns the person ids in the order of `students`.
+    mutating func savePeople(_ students: [Student]) throws -> [String] {
+        guard !students.isEmpty else { return [] }
+        var ids: [String: String] = [:]
+        var stored: [String: PersonRow] = [:]
+        for row in try connection.query("""
+            select lower(email), id, first_name, last_name, phone, sex, school_year, grad_year, campus_id, is_member
+            from people where lower(email) = any(\(Array(Set(students.map(\.email))))::text[])
+            """).rows {
+            let email = try row.decode(String.self, 0)
+            ids[email] = try row.decode(String.self, 1)
+            stored[email] = PersonRow(
+                firstName: try row.decode(String?.self, 2), lastName: try row.decode(String?.self, 3),
+                phone: try row.decode(String?.self, 4), sex: try row.decode(String?.self, 5),
+                schoolYear: try row.decode(String?.self, 6), gradYear: try row.decode(String?.self, 7),
+                campusID: try row.decode(String?.self, 8), isMember: try row.decode(Bool.self, 9))
+        }
+        var saved = stored
+        var order: [String] = [], ordered = Set<String>()
+        for student in students {
+            let answer = student.answer, before = saved[student.email]
+            let after = PersonRow(firstName: answer.firstName, lastName: answer.lastName,
+                                  phone: answer.phone ?? before?.phone, sex: student.sex,
+                                  schoolYear: answer.schoolYear.map(String.init),
+                                  gradYear: answer.gradYear.map(String.init) ?? before?.gradYear,
+                                  campusID: student.campus.id, isMember: true)
+            let change: PersonChange = before == nil ? .inserted : before == after ? .unchanged : .updated
+            people[change, default: 0] += 1
+            if ordered.insert(student.email).inserted { order.append(student.email) }
+            saved[student.email] = after
+        }
+        // Every student's row is written (and so locked until the run commits), an unchanged one
+        // left as it is.
+        let rows = order.map { saved[$0]! }
+        // Arrays of binds hold no NULL: a blank is '' here and NULL in the row.
+        func texts(_ value: (PersonRow) -> String?) -> [String] { rows.map { value($0) ?? "" } }
+        for row in try connection.query("""
+            insert into people (email, first_name, last_name, phone, sex, school_year, grad_year, campus_id)
+            select v.email, nullif(v.first_name, ''), nullif(v.last_name, ''), nullif(v.phone, ''), nullif(v.sex, ''),
+                   nullif(v.school_year, '')::smallint, nullif(v.grad_year, '')::smallint,
+                   nullif(v.campus_id, '')::bigint
+            from unnest(\(order)::text[], \(texts(\.firstName))::text[], \(texts(\.lastName))::text[],
+                        \(texts(\.phone))::text[], \(texts(\.sex))::text[], \(texts(\.schoolYear))::text[],
+                        \(texts(\.gradYear))::text[], \(texts(\.campusID))::text[])
+                 with ordinality as v(email, first_name, last_name, phone, sex, school_year, grad_year, campus_id, n)
+            order by v.n
+            on conflict ((lower(email))) do update set
+                first_name = excluded.first_name, last_name = excluded.last_name, phone = excluded.phone,
+                sex = excluded.sex, school_year = excluded.school_year, grad_year = excluded.grad_year,
+                campus_id = excluded.campus_id, is_member = true
+            where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.grad_year,
+                   people.campus_id, people.is_member)
+                is distinct from (excluded.first_name, excluded.last_name, excluded.phone, excluded.sex,
+                                  excluded.school_year, excluded.grad_year, excluded.campus_id, true)
+            returning lower(email), id
+            """).rows {
+            ids[try row.decode(String.self, 0)] = try row.decode(String.self, 1)
+        }
+        return try students.map { student in
+            guard let id = ids[student.email] else {
+                throw PostgresError(kind: .decoding,
+                                    message: "saving the student on line \(student.answer.line) returned no row")
+            }
+            return id
+        }
+    }
+
+    /// Adds the ministries each student chose and did not have, in one statement, numbered after the
+    /// ones they have: the numbers an answer at a time would give them.
+    func addMinistries(_ students: [Student]) throws {
+        let choosing = students.filter { !$0.chosen.isEmpty }
+        guard !choosing.isEmpty else { return }
+        var held = Set<String>()
+        var last: [String: Int] = [:]
+        for row in try connection.query("""
+            select person_id, ministry_id, position from person_ministries
+            where person_id = any(\(Array(Set(choosing.map(\.personID))))::bigint[])
+            """).rows {
+            let person = try row.decode(String.self, 0)
+            held.insert(person + "/" + (try row.decode(String.self, 1)))
+            last[person] = max(last[person] ?? 0, try row.decode(Int.self, 2))
+        }
+        var added: (people: [String], ministries: [String], positions: [Int]) = ([], [], [])
+        for student in choosing {
+            let person = student.personID, base = last[person] ?? 0
+            for (offset, ministry) in student.chosen.enumerated()
+            where held.insert(person + "/" + ministry.id).inserted {
+                added.people.append(person)
+                added.ministries.append(ministry.id)
+                added.positions.append(base + offset + 1)
+                last[person] = max(last[person] ?? 0, base + offset + 1)
+            }
+        }
+        guard !added.people.isEmpty else { return }
+        try connection.query("""
+            insert into person_ministries (person_id, ministry_id, position)
+            select * from unnest(\(added.people)::bigint[], \(added.ministries)::bigint[],
+                                 \(added.positions)::smallint[])
+            on conflict (person_id, ministry_id) do nothing
+            """)
+    }
+
+    /// The person joins the group, written with the joins around it by `writeJoins`; false when they
+    /// are a member already, which writes nothing.
+    mutating func join(_ group: PlaceGroup, person: String) throws -> Bool {
+        guard !memberships.isMember(person, of: group.id) else { return false }
+        pendingJoins.append((group.id, person))
+        memberships.join(person, group: group)
+        return true
+    }
+
+    /// Writes the joins decided so far, in file order, in one statement. A membership that ended is
+    /// made current again, as joining anew.
+    mutating func writeJoins() throws {
+        guard !pendingJoins.isEmpty else { return }
+        membershipsInserted += try connection.query("""
+            insert into memberships (group_id, person_id, status, source)
+            select j.group_id, j.person_id, 'active', 'place'
+            from unnest(\(pendingJoins.map(\.group))::bigint[], \(pendingJoins.map(\.person))::bigint[])
+                 with ordinality as j(group_id, person_id, n)
+            order by j.n
+            on conflict (group_id, person_id) do update set status = 'active', joined_at = now(), source = 'place'
+            where \(unescaped: KindCatalog.membershipEnd.isRetired(over: "memberships"))
+            returning id
+            """).rows.count
+        pendingJoins.removeAll()
+    }
+}
+
+/// The current memberships (not `left`) of a run's students, kept as the run places and moves them.
+struct StudentMemberships {
+    private struct Membership {
+        let group: String
+        let ministry: String
+        let code: String
+        /// Seconds since 1970; this run's joins all have the transaction's start.
+        let joinedAt: Double
+    }
+
+    private var byPerson: [String: [Membership]] = [:]
+    /// The transaction's start (`now()`), when this run's joins are made.
+    private var now = 0.0
+
+    /// The current memberships of `people`.
+    static func load(of people: [String], connection: PostgresConnection) throws -> StudentMemberships {
+        var memberships = StudentMemberships()
+        memberships.now = try connection.query("select extract(epoch from now())::float8").scalar(Double.self)
+        for row in try connection.query("""
+            select m.person_id, m.group_id, g.ministry_id, g.code, extract(epoch from m.joined_at)::float8
+            from memberships m join community_groups g on g.id = m.group_id
+            where m.person_id = any(\(Array(Set(people)))::bigint[])
+            and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
+            """).rows {
+            memberships.byPerson[try row.decode(String.self, 0), default: []].append(Membership(
+                group: try row.decode(String.self, 1), ministry: try row.decode(String.self, 2),
+                code: try row.decode(String.self, 3), joinedAt: try row.decode(Double.self, 4)))
+        }
+        return memberships
+    }
+
+    /// The group (its position in `groups`) the person joined first, then by code, among the groups
+    /// in use of `ministries`.
+    func first(of person: String, in ministries: Set<String>, inUse groups: [String: Int]) -> Int? {
+        byPerson[person, default: []].filter { ministries.contains($0.ministry) && groups[$0.group] != nil }
+            .min { ($0.joinedAt, $0.code) < ($1.joinedAt, $1.code) }.flatMap { groups[$0.group] }
+    }
+
+    func isMember(_ person: String, of group: String) -> Bool {
+        byPerson[person, default: []].contains { $0.group == group }
+    }
+
+    mutating func join(_ person: String, group: PlaceGroup) {
+        byPerson[person, default: []].append(Membership(group: group.id, ministry: group.ministryID, code: group.code,
+                                                        joinedAt: now))
+    }
+
+    mutating func end(_ person: String, group: String) {
+        byPerson[person]?.removeAll { $0.group == group }
+    }
+}
