@@ -189,6 +189,22 @@ struct NotifyTests {
         #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0 and next_attempt_at > now()") == 2)
     }
 
+    /// notify claims several notifications at once, yet commits each message as it is sent: killed
+    /// while the server holds the third message, the first two stay sent and the rest pending.
+    @Test("notify killed in the middle of its messages: those sent before stay sent, the rest stay pending, untried")
+    func killedMidRun() throws {
+        let (database, _) = try databaseWithJoins(5, leaders: 1)
+        let server = try FaultySMTPServer([.init(.endOfData, message: 3, .silence)])
+        let running = try database.start(["notify", "--no-digest", "--smtp-url", server.url(query: "?timeout=30")])
+        try #require(waitUntil(timeout: 20) { server.events.contains { $0.event == "silence" } },
+                     "the server never held the third message")
+        running.killHard()
+        _ = try running.finish()
+        #expect(server.acceptedMessages.count == 2)
+        #expect(try database.count("select count(*) from notifications where status = 'sent' and attempts = 1") == 2)
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0") == 3)
+    }
+
     @Test("5 messages refused in a row (4xx) stop the run; the rest are postponed, untried")
     func consecutiveFailuresStopTheRun() throws {
         let (database, _) = try databaseWithJoins(7, leaders: 1)

@@ -24,8 +24,8 @@ public struct NotifyOptions: Sendable {
 }
 
 /// Delivers the notifications outbox: claims due rows with `FOR UPDATE SKIP LOCKED` (so several
-/// `notify` processes never send the same row), sends, and marks each row in the same short
-/// transaction, so a crash re-sends at most the message in flight (with the same Message-ID).
+/// `notify` processes never send the same row), sends, and marks each row sent, committing each
+/// message as it goes, so a crash re-sends at most the message in flight (with the same Message-ID).
 public final class Notifier {
     public static let channel = "crubatch_notifications"
     /// After this many failed messages in a row a run stops, whatever the failures: a server that
@@ -114,37 +114,70 @@ public final class Notifier {
         return "n.status = 'pending' and \(timely) and \(NotificationKind.sendable)"
     }
 
-    /// Notifications claimed (locked) for one message or one digest.
+    /// Notifications claimed (locked): each a message of its own, or the one digest listing them all.
     private struct Claim {
         var ids: [Int]
         /// The digest listing them all; nil for one message each.
         var digest: NotificationDigest?
     }
 
-    /// Locks the next due notification; with the others of its recipient that may share its digest
-    /// when digests are forced or the recipient has more than `digestOver` of them due.
+    /// A due notification as a claim first sees it: whose, and the digest its kind may go in.
+    private struct Due {
+        let id: Int
+        let recipient: Int
+        let digest: NotificationDigest?
+    }
+
+    /// How many due notifications one claim locks when each is a message of its own: the claim and
+    /// their notices are one query each for all of them, while every message is still committed as
+    /// it is sent (`keepClaimed`).
+    static let claimBatch = 50
+
+    /// Locks the next due notifications: up to `claimBatch` of them, each a message of its own, up to
+    /// the first whose recipient gets a digest; or, when that is the first, it and the others of its
+    /// recipient that share its digest (always with `--digest`; by default when the recipient has
+    /// more than `digestOver` of them due).
     private func claim(excluding previewed: Set<Int>) throws -> Claim {
         let due: PostgresQuery = "\(due) and not n.id = any(\(Array(previewed))::bigint[])"
-        guard let first = try connection.query("""
+        let rows = try connection.query("""
             select n.id, n.kind, n.recipient_id from notifications n where \(due)
-            order by n.id limit 1 for update skip locked
-            """).rows.first else { return Claim(ids: [], digest: nil) }
-        let id = try first.decode(Int.self, 0)
-        guard options.digest != false, let digest = NotificationKind.named(try first.decode(String.self, 1))?.digest else {
-            return Claim(ids: [id], digest: nil)
+            order by n.id limit \(Self.claimBatch) for update skip locked
+            """).rows.map { row in
+            Due(id: try row.decode(Int.self, 0), recipient: try row.decode(Int.self, 2),
+                digest: options.digest == false ? nil : NotificationKind.named(try row.decode(String.self, 1))?.digest)
         }
-        let together: PostgresQuery = """
-            \(due) and n.recipient_id = \(try first.decode(Int.self, 2)) and n.kind = any(\(digest.kinds.map(\.name))::text[])
-            """
-        if options.digest == nil,
-           try connection.query("select count(*) from notifications n where \(together)").scalar(Int.self)
-               <= options.digestOver {
-            return Claim(ids: [id], digest: nil)
+        guard let first = rows.first else { return Claim(ids: [], digest: nil) }
+        // Per digest, the recipients whose messages of its kinds go as that digest.
+        var digested: [NotificationDigest: Set<Int>] = [:]
+        for digest in Set(rows.compactMap(\.digest)) {
+            let recipients = Array(Set(rows.filter { $0.digest == digest }.map(\.recipient)))
+            digested[digest] = options.digest == true ? Set(recipients) : Set(try connection.query("""
+                select n.recipient_id from notifications n
+                where \(due) and n.recipient_id = any(\(recipients)::bigint[])
+                and n.kind = any(\(digest.kinds.map(\.name))::text[])
+                group by n.recipient_id having count(*) > \(options.digestOver)
+                """).rows.map { try $0.decode(Int.self, 0) })
+        }
+        func inDigest(_ row: Due) -> Bool { row.digest.map { digested[$0, default: []].contains(row.recipient) } ?? false }
+        guard let digest = first.digest, inDigest(first) else {
+            return Claim(ids: rows.prefix { !inDigest($0) }.map(\.id), digest: nil)
         }
         let ids = try connection.query("""
-            select n.id from notifications n where \(together) order by n.id for update skip locked
+            select n.id from notifications n
+            where \(due) and n.recipient_id = \(first.recipient) and n.kind = any(\(digest.kinds.map(\.name))::text[])
+            order by n.id for update skip locked
             """).rows.map { try $0.decode(Int.self, 0) }
         return Claim(ids: ids, digest: digest)
+    }
+
+    /// Commits what the messages so far did, so a crash re-sends at most the message in flight, and
+    /// locks again those of `ids` still due: one that another `notify` took in between is its to send.
+    private func keepClaimed(_ ids: [Int]) throws -> Set<Int> {
+        try connection.execute("COMMIT")
+        try connection.execute("BEGIN")
+        return Set(try connection.query("""
+            select n.id from notifications n where n.id = any(\(ids)::bigint[]) and \(due) for update skip locked
+            """).rows.map { try $0.decode(Int.self, 0) })
     }
 
     /// The claimed notifications' notices, subject by subject; those whose subject is gone are
@@ -180,7 +213,12 @@ public final class Notifier {
             (NotificationMessage.single($0, templates: templates, from: options.from, date: now, database: database),
              [$0.id])
         }
-        for (message, ids) in messages {
+        var held = Set(claim.ids)
+        for (index, (message, ids)) in messages.enumerated() {
+            if index > 0 && !options.preview {
+                held = try keepClaimed(messages[index...].flatMap(\.1))
+            }
+            guard ids.allSatisfy(held.contains) else { continue }
             do throws(MailError) {
                 try transport.send(message)
             } catch {
