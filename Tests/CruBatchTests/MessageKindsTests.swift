@@ -314,7 +314,7 @@ struct MessageKindsTests {
         let database = try outbox([(leaders: 1, students: 4), (leaders: 1, students: 2)])
         let result = try notify(database)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("sent 6,"))
+        #expect(result.stderr.contains("sent 6 in 3 emails,"), "\(result.stderr)")
         let mails = try MailSink.messages(for: database)
         #expect(mails.count == 3)
         let digest = try #require(mails.first { $0.header("Subject") == "4 new members in your community groups" })

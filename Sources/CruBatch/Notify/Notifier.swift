@@ -238,6 +238,7 @@ public final class Notifier {
                 message_id = \(message.messageID)
                 """)
             summary.sent += ids.count
+            summary.emails += 1
         }
     }
 

@@ -4,7 +4,10 @@ import Mailer
 public struct NotifySummary: Sendable, Equatable, CommandReport {
     /// Whether this run only previewed (`--transport stdout`): nothing sent, nothing marked.
     public var preview = false
+    /// Notifications sent; a digest carries several in one email.
     public var sent = 0
+    /// Emails the mail server accepted.
+    public var emails = 0
     /// Written to standard output by a preview instead of sent.
     public var previewed = 0
     /// Refused for good by the mail server (a 5xx for this message's recipient or content); not retried.
@@ -28,7 +31,8 @@ public struct NotifySummary: Sendable, Equatable, CommandReport {
     var didAnything: Bool { sent + previewed + failed + retrying + dead + skipped > 0 || stop != nil }
 
     public var text: String {
-        let handled = preview ? "previewed \(previewed) (nothing sent or marked)" : "sent \(sent)"
+        let handled = preview ? "previewed \(previewed) (nothing sent or marked)"
+            : "sent \(sent)" + (emails < sent ? " in \(emails) email\(emails == 1 ? "" : "s")" : "")
         return "\(handled), failed \(failed), retrying \(retrying), dead \(dead), skipped \(skipped)"
             + (stop.map { "; stopped, \(postponed) postponed: \($0.message)" } ?? "")
             + (nextRetryAt.map { at in
