@@ -169,7 +169,7 @@ struct RideMessagesTests {
         try pair((1...4).map { (driver: 1, rider: $0, leg: "to") }, in: database)
         let result = try notify(database)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("sent 9,"), "\(result.stderr)")
+        #expect(result.stderr.contains("sent 9 in 5 emails,"), "\(result.stderr)")
         let mails = try mails(database)
         #expect(mails.count == 5)
         let digest = try #require(mails.first { $0.to == ["d1@example.org"] })
