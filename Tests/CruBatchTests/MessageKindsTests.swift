@@ -101,6 +101,38 @@ struct MessageKindsTests {
         }
     }
 
+    @Test("one statement adding members queues each one's joined, per leader, then welcome in the members' order, nothing for one who has left, and wakes notify once")
+    func joinsOfOneStatement() throws {
+        let database = try outbox([(leaders: 2, students: 0)])
+        let listener = try database.connect()
+        try listener.listen("crubatch_notifications")
+        try database.connect().execute("""
+            insert into people (email, first_name, last_name, phone)
+            select 'n' || i || '@example.edu', 'N' || i, 'Ew', '+1805555030' || i from generate_series(1, 3) i;
+            begin;
+            select set_config('crubatch.welcome', 'on', true);
+            insert into memberships (group_id, person_id, status)
+            select g.id, p.id, case p.email when 'n2@example.edu' then 'left' else 'active' end
+            from community_groups g, people p where g.code = 'g0' and p.email like 'n_@example.edu' order by p.email desc;
+            commit;
+            """)
+        var wakeUps = try listener.waitForNotifications(timeout: 10)
+        wakeUps += try listener.waitForNotifications(timeout: 0.5)
+        #expect(wakeUps.count == 1, "\(wakeUps)")
+        let queued = try database.connect().query("""
+            select string_agg(n.kind || ' ' || s.email || ' to ' || r.email || ' ' || n.status || ' '
+                              || (n.dedupe_key = n.kind || ':' || m.id || ':' || r.id)::text, ', ' order by n.id)
+            from notifications n join memberships m on m.id = n.membership_id
+            join people s on s.id = m.person_id join people r on r.id = n.recipient_id
+            """).scalar(String.self)
+        #expect(queued == """
+            joined n3@example.edu to lead0-1@example.org pending true, joined n3@example.edu to lead0-2@example.org pending true, \
+            welcome n3@example.edu to n3@example.edu pending true, \
+            joined n1@example.edu to lead0-1@example.org pending true, joined n1@example.edu to lead0-2@example.org pending true, \
+            welcome n1@example.edu to n1@example.edu pending true
+            """)
+    }
+
     @Test("a backfill with --no-notify queues only suppressed rows that are never sent; a later real join is sent, with --welcome its welcome too")
     func backfillSendsNothing() throws {
         let database = try TestDatabase()
