@@ -1,0 +1,135 @@
+import Foundation
+
+/// One leg of one event as an assignment problem (`MinCostAssignment.priced`): the requests that
+/// want the leg are the rows, the offers that drive it the columns, and a request may take an offer
+/// that departs inside its window and is not the passenger's own car. An edge costs its pickup
+/// distance, plus `otherDriverPenalty` unless the offer is the request's driver on the other leg.
+///
+/// The edges are never all listed: the offers are sorted by departure, so a request's window is a
+/// run of them, found by binary search, and its edges are priced along that run when asked.
+struct RideLegEdges: AssignmentPricing {
+    let capacities: [Int]
+    /// Above the total distance of any set of pairings, so that riding with the preferred driver
+    /// outweighs any distance.
+    private(set) var otherDriverPenalty: Int64 = 0
+    /// Per row, the distance table's index of its request's point.
+    private let rowPoints: [Int]
+    /// Per column, the distance table's index of its offer's point, and its driver.
+    private let columnPoints: [Int]
+    private let columnDrivers: [Int64?]
+    /// The columns in order of departure (then column).
+    private let byDeparture: [Int]
+    /// Per row: its run of `byDeparture`, its passenger, and its preferred column (-1 for none).
+    private let runs: [Range<Int>]
+    private let passengers: [Int64?]
+    private let preferred: [Int]
+    private let distances: PickupDistance.Table
+
+    var rowCount: Int { runs.count }
+
+    /// `rows` are the requests' windows, passengers, points and preferred columns (a column index or
+    /// nil); `columns` the offers' departures on this leg, seats left, drivers and points; points are
+    /// indices into `distances`.
+    init(rows: [(window: ClosedRange<Date>, passenger: Int64?, point: Int, preferred: Int?)],
+         columns: [(departure: Date, seats: Int, driver: Int64?, point: Int)], distances: PickupDistance.Table) {
+        self.distances = distances
+        capacities = columns.map(\.seats)
+        columnPoints = columns.map(\.point)
+        columnDrivers = columns.map(\.driver)
+        let byDeparture = columns.indices.sorted { (columns[$0].departure, $0) < (columns[$1].departure, $1) }
+        let departures = byDeparture.map { columns[$0].departure }
+        self.byDeparture = byDeparture
+        runs = rows.map { row in
+            departures.partitionPoint { $0 >= row.window.lowerBound }..<departures.partitionPoint { $0 > row.window.upperBound }
+        }
+        rowPoints = rows.map(\.point)
+        passengers = rows.map(\.passenger)
+        preferred = rows.map { $0.preferred ?? -1 }
+        otherDriverPenalty = 1 + runs.indices.reduce(0) { $0 + farthestMetres($1) }
+    }
+
+    /// Whether the row has any column: an offer departing in its window that is not the passenger's.
+    func hasColumns(_ row: Int) -> Bool { columns(ofRow: row).contains { _ in true } }
+
+    /// The distance in metres between the row's request and the column's offer.
+    func metres(row: Int, column: Int) -> Int { distances.metres(rowPoints[row], columnPoints[column]) }
+
+    func forEachColumn(ofRow row: Int, _ visit: (Int) -> Bool) {
+        for column in columns(ofRow: row) where !visit(column) { return }
+    }
+
+    func cheapestEdges(ofRow row: Int, count: Int, allowed: (Int) -> Bool) -> [AssignmentEdge] {
+        // The preferred column first, then the nearest others (ties to the lower column).
+        var nearest: [(nearness: Double, column: Int)] = []
+        nearest.reserveCapacity(count + 1)
+        var preferredFound = false
+        for column in columns(ofRow: row) where allowed(column) {
+            if column == preferred[row] {
+                preferredFound = true
+                continue
+            }
+            let key = (nearness: distances.nearness(rowPoints[row], columnPoints[column]), column: column)
+            if nearest.count == count {
+                guard let last = nearest.last, key < last else { continue }
+                nearest.removeLast()
+            }
+            let at = nearest.partitionPoint { $0 > key }
+            nearest.insert(key, at: at)
+        }
+        var chosen = nearest.map(\.column)
+        if preferredFound {
+            if chosen.count == count { chosen.removeLast() }
+            chosen.append(preferred[row])
+        }
+        return chosen.sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
+    }
+
+    func edges(ofRow row: Int, cheaperThan dual: Int64, at prices: [Int64], _ found: (AssignmentEdge) -> Void) {
+        for column in columns(ofRow: row) {
+            // cost - price < dual, where cost = metres (+ penalty): metres < bound.
+            let bound = dual + prices[column] - (column == preferred[row] ? 0 : otherDriverPenalty)
+            if let metres = distances.metres(rowPoints[row], columnPoints[column], below: bound) {
+                found(AssignmentEdge(column: column, cost: Int64(metres) + (column == preferred[row] ? 0 : otherDriverPenalty)))
+            }
+        }
+    }
+
+    func cost(row: Int, column: Int) -> Int64 {
+        Int64(metres(row: row, column: column)) + (column == preferred[row] ? 0 : otherDriverPenalty)
+    }
+
+    private func columns(ofRow row: Int) -> some Sequence<Int> {
+        let passenger = passengers[row]
+        return runs[row].lazy.map { byDeparture[$0] }.filter { passenger == nil || columnDrivers[$0] != passenger }
+    }
+
+    /// The longest distance from the row to a column, 0 when it has none. Between coordinates the
+    /// longest chord is the longest distance, so only that one is measured.
+    private func farthestMetres(_ row: Int) -> Int64 {
+        var longestChord = (nearness: -1.0, column: -1), longest: Int?
+        for column in columns(ofRow: row) {
+            let (a, b) = (rowPoints[row], columnPoints[column])
+            if distances.bothMeasured(a, b) {
+                let nearness = distances.nearness(a, b)
+                if nearness > longestChord.nearness { longestChord = (nearness, column) }
+            } else {
+                longest = max(longest ?? 0, distances.metres(a, b))
+            }
+        }
+        if longestChord.column >= 0 { longest = max(longest ?? 0, metres(row: row, column: longestChord.column)) }
+        return Int64(longest ?? 0)
+    }
+}
+
+extension Array {
+    /// The first index whose element is in the second part of an array split by `isSecond` (all the
+    /// elements for which it is false come first).
+    func partitionPoint(_ isSecond: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if isSecond(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
