@@ -8,8 +8,9 @@ protocol AssignmentPricing {
     func cost(row: Int, column: Int) -> Int64
     /// Calls `visit` with each column of the row in turn until it returns false.
     func forEachColumn(ofRow row: Int, _ visit: (Int) -> Bool)
-    /// Some of the row's edges among the columns `allowed` (its `count` cheapest, ideally), by column.
-    func cheapestEdges(ofRow row: Int, count: Int, allowed: (Int) -> Bool) -> [AssignmentEdge]
+    /// Per row, some of its `allowed` edges sorted by column: ideally its `count` cheapest and those
+    /// among the `count` cheapest of their column.
+    func candidateEdges(count: Int, allowed: (_ row: Int, _ column: Int) -> Bool) -> [[AssignmentEdge]]
     /// Calls `found` with each edge of the row whose cost less its column's price is below `dual`.
     func edges(ofRow row: Int, cheaperThan dual: Int64, at prices: [Int64], _ found: (AssignmentEdge) -> Void)
 }
@@ -19,8 +20,9 @@ extension MinCostAssignment {
     ///
     /// `AssignmentMatching` splits the problem, over all its edges, into its short part (columns
     /// that every largest assignment fills with the rows that reach them) and the rest (rows that
-    /// every largest assignment seats). Each part is solved on each row's `candidates` cheapest edges
-    /// and its edge of the largest assignment, so that it can still be filled: the rest row by row,
+    /// every largest assignment seats). Each part is solved on each row's and each column's
+    /// `candidates` cheapest edges and the edges of the largest assignment, so that it can still be
+    /// filled: the rest row by row,
     /// the short part seat by seat (each seat of a column a row of a transposed problem whose columns
     /// are the short rows), so that no search has to weigh leaving anyone out.
     ///
@@ -34,15 +36,14 @@ extension MinCostAssignment {
     static func priced(_ problem: some AssignmentPricing, candidates: Int) -> [Int?] {
         let matching = AssignmentMatching(problem)
         let shortRows = matching.shortRows, shortColumns = matching.shortColumns
-        var lists = (0..<problem.rowCount).map { row in
-            // A short row has only short columns; the other rows are never seated in them.
-            var list = problem.cheapestEdges(ofRow: row, count: candidates) { shortRows[row] || !shortColumns[$0] }
+        // A short row has only short columns; the other rows are never seated in them.
+        var lists = problem.candidateEdges(count: candidates) { shortRows[$0] || !shortColumns[$1] }
+        for row in lists.indices {
             let matched = matching.columnOfRow[row]
-            if matched >= 0 && !list.contains(where: { $0.column == matched }) {
-                list.append(AssignmentEdge(column: matched, cost: problem.cost(row: row, column: matched)))
-                list.sort { $0.column < $1.column }
+            if matched >= 0 && !lists[row].contains(where: { $0.column == matched }) {
+                lists[row].append(AssignmentEdge(column: matched, cost: problem.cost(row: row, column: matched)))
+                lists[row].sort { $0.column < $1.column }
             }
-            return list
         }
         while true {
             let plenty = PlentyPart(problem: problem, lists: lists, shortRows: shortRows, shortColumns: shortColumns)
@@ -118,10 +119,9 @@ private struct ShortPart {
         var seatColumns: [Int] = []
         var solver = MinCostAssignment(capacities: [Int](repeating: 1, count: rows.count))
         for column in problem.capacities.indices where shortColumns[column] {
-            for _ in 0..<max(0, problem.capacities[column]) {
-                solver.addRow(takers[column])
-                seatColumns.append(column)
-            }
+            let seats = max(0, problem.capacities[column])
+            solver.addRow(takers[column], copies: seats)
+            seatColumns += repeatElement(column, count: seats)
         }
         let solution = solver.solve()
         columns = [Int?](repeating: nil, count: lists.count)

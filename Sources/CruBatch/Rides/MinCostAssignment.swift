@@ -30,31 +30,34 @@ struct MinCostAssignment {
         var columnPrices: [Int64]
     }
 
-    private var rowStart: [Int] = [0]
+    /// The rows' edge lists, one per group of identical rows.
+    private var groupStart: [Int] = [0]
     private var edgeColumn: [Int32] = []
     private var edgeCost: [Int64] = []
+    private var rowGroup: [Int] = []
     private let capacities: [Int]
 
     init(capacities: [Int]) {
         self.capacities = capacities.map { max(0, $0) }
     }
 
-    /// Adds a row with the columns it may take, at their costs.
-    mutating func addRow(_ edges: [AssignmentEdge]) {
+    /// Adds `copies` rows, each with the columns it may take, at their costs.
+    mutating func addRow(_ edges: [AssignmentEdge], copies: Int = 1) {
         for edge in edges {
             precondition(edge.cost >= 0 && capacities.indices.contains(edge.column), "bad assignment edge")
             edgeColumn.append(Int32(edge.column))
             edgeCost.append(edge.cost)
         }
-        rowStart.append(edgeColumn.count)
+        rowGroup += repeatElement(groupStart.count - 1, count: copies)
+        groupStart.append(edgeColumn.count)
     }
 
     func solve() -> Solution {
-        let rows = rowStart.count - 1, columns = capacities.count
+        let rows = rowGroup.count, columns = capacities.count
         // The cost of leaving a row out: above the most any assignment of all rows can cost.
         var outCost: Int64 = 1
         for row in 0..<rows {
-            outCost += edgeCost[rowStart[row]..<rowStart[row + 1]].max() ?? 0
+            outCost += edgeCost[groupStart[rowGroup[row]]..<groupStart[rowGroup[row] + 1]].max() ?? 0
         }
         var column = [Int](repeating: -1, count: rows)
         var assignedCost = [Int64](repeating: 0, count: rows)
@@ -64,6 +67,9 @@ struct MinCostAssignment {
         var settled = [Bool](repeating: false, count: columns)
         var via = [Int](repeating: -1, count: columns)
         var viaCost = [Int64](repeating: 0, count: columns)
+        // The search that last followed a group's edges: copies have the same dual, so the first
+        // one reached, the nearest, reaches every column at least as soon as the others would.
+        var groupSearch = [Int](repeating: -1, count: groupStart.count - 1)
         var touched: [Int] = [], settledColumns: [Int] = []
         var heap = ColumnHeap()
 
@@ -77,8 +83,10 @@ struct MinCostAssignment {
             heap.removeAll()
 
             // Reduced costs from the new row; its own "out" column has potential 0.
+            let edges = groupStart[rowGroup[newRow]]..<groupStart[rowGroup[newRow] + 1]
+            groupSearch[rowGroup[newRow]] = newRow
             var base = outCost
-            for e in rowStart[newRow]..<rowStart[newRow + 1] {
+            for e in edges {
                 base = min(base, edgeCost[e] - potential[Int(edgeColumn[e])])
             }
             func relax(_ k: Int, _ d: Int64, from row: Int, cost: Int64) {
@@ -89,7 +97,7 @@ struct MinCostAssignment {
                 viaCost[k] = cost
                 heap.push(d, k)
             }
-            for e in rowStart[newRow]..<rowStart[newRow + 1] {
+            for e in edges {
                 let k = Int(edgeColumn[e])
                 relax(k, edgeCost[e] - potential[k] - base, from: newRow, cost: edgeCost[e])
             }
@@ -109,9 +117,13 @@ struct MinCostAssignment {
                 for row in seats.members(next) {
                     // The row's own dual is its assigned cost less its column's potential.
                     let reach = nextDistance - (assignedCost[row] - potential[next])
-                    for e in rowStart[row]..<rowStart[row + 1] where !settled[Int(edgeColumn[e])] {
-                        let k = Int(edgeColumn[e])
-                        relax(k, reach + edgeCost[e] - potential[k], from: row, cost: edgeCost[e])
+                    let group = rowGroup[row]
+                    if groupSearch[group] != newRow {
+                        groupSearch[group] = newRow
+                        for e in groupStart[group]..<groupStart[group + 1] where !settled[Int(edgeColumn[e])] {
+                            let k = Int(edgeColumn[e])
+                            relax(k, reach + edgeCost[e] - potential[k], from: row, cost: edgeCost[e])
+                        }
                     }
                     let out = reach + outCost
                     if out < outDistance || (out == outDistance && row > outRow) {

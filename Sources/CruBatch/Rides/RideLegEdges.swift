@@ -58,30 +58,29 @@ struct RideLegEdges: AssignmentPricing {
         for column in columns(ofRow: row) where !visit(column) { return }
     }
 
-    func cheapestEdges(ofRow row: Int, count: Int, allowed: (Int) -> Bool) -> [AssignmentEdge] {
-        // The preferred column first, then the nearest others (ties to the lower column).
-        var nearest: [(nearness: Double, column: Int)] = []
-        nearest.reserveCapacity(count + 1)
-        var preferredFound = false
-        for column in columns(ofRow: row) where allowed(column) {
-            if column == preferred[row] {
-                preferredFound = true
-                continue
+    func candidateEdges(count: Int, allowed: (_ row: Int, _ column: Int) -> Bool) -> [[AssignmentEdge]] {
+        // The nearest, ties to the lower index; a row's preferred column besides.
+        var ofRows = [Nearest](repeating: Nearest(count: count), count: rowCount)
+        var ofColumns = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
+        var chosen = [Set<Int>](repeating: [], count: rowCount)
+        for row in 0..<rowCount {
+            // A column does best with the nearest rows that have no preferred column of their own.
+            let preferredColumn = preferred[row] >= 0 && allowed(row, preferred[row])
+                && columns(ofRow: row).contains(preferred[row]) ? preferred[row] : -1
+            if preferredColumn >= 0 { chosen[row].insert(preferredColumn) }
+            for column in columns(ofRow: row) where allowed(row, column) {
+                let nearness = distances.nearness(rowPoints[row], columnPoints[column])
+                ofRows[row].offer(nearness, column)
+                if preferredColumn < 0 || preferredColumn == column { ofColumns[column].offer(nearness, row) }
             }
-            let key = (nearness: distances.nearness(rowPoints[row], columnPoints[column]), column: column)
-            if nearest.count == count {
-                guard let last = nearest.last, key < last else { continue }
-                nearest.removeLast()
-            }
-            let at = nearest.partitionPoint { $0 > key }
-            nearest.insert(key, at: at)
+            chosen[row].formUnion(ofRows[row].indices)
         }
-        var chosen = nearest.map(\.column)
-        if preferredFound {
-            if chosen.count == count { chosen.removeLast() }
-            chosen.append(preferred[row])
+        for column in ofColumns.indices {
+            for row in ofColumns[column].indices { chosen[row].insert(column) }
         }
-        return chosen.sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
+        return chosen.indices.map { row in
+            chosen[row].sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
+        }
     }
 
     func edges(ofRow row: Int, cheaperThan dual: Int64, at prices: [Int64], _ found: (AssignmentEdge) -> Void) {
@@ -118,6 +117,24 @@ struct RideLegEdges: AssignmentPricing {
         }
         if longestChord.column >= 0 { longest = max(longest ?? 0, metres(row: row, column: longestChord.column)) }
         return Int64(longest ?? 0)
+    }
+}
+
+/// The `count` smallest (nearness, index) pairs offered, kept sorted.
+private struct Nearest {
+    private var items: [(nearness: Double, index: Int)] = []
+    let count: Int
+
+    init(count: Int) { self.count = count }
+
+    var indices: [Int] { items.map(\.index) }
+
+    mutating func offer(_ nearness: Double, _ index: Int) {
+        if items.count == count {
+            guard let last = items.last, (nearness, index) < last else { return }
+            items.removeLast()
+        }
+        items.insert((nearness, index), at: items.partitionPoint { $0 > (nearness, index) })
     }
 }
 
