@@ -1,9 +1,15 @@
 import Foundation
 
-/// One leg of one event as an assignment problem (`MinCostAssignment.priced`): the requests that
+/// One leg of one event as an assignment problem (`AssignmentSimplex.priced`): the requests that
 /// want the leg are the rows, the offers that drive it the columns, and a request may take an offer
-/// that departs inside its window and is not the passenger's own car. An edge costs its pickup
-/// distance, plus `otherDriverPenalty` unless the offer is the request's driver on the other leg.
+/// that departs inside its window and is not the passenger's own car.
+///
+/// An edge costs its pickup distance, plus `otherDriverPenalty` unless the offer is the request's
+/// driver on the other leg; leaving a request out costs more than any assignment. Under those, in
+/// units too small to outweigh a metre (`tieScale`), ties: leaving out a request costs more the
+/// lower its id (by the number of columns, so it outweighs any one row's choice of car), and an
+/// edge costs its column's index, so the waiting requests are the latest and the cars are taken in
+/// id order.
 ///
 /// The edges are never all listed: the offers are sorted by departure, so a request's window is a
 /// run of them, found by binary search, and its edges are priced along that run when asked.
@@ -12,6 +18,10 @@ struct RideLegEdges: AssignmentPricing {
     /// Above the total distance of any set of pairings, so that riding with the preferred driver
     /// outweighs any distance.
     private(set) var otherDriverPenalty: Int64 = 0
+    /// Leaving a request out, in metres: above any assignment.
+    private var outMetres: Int64 = 0
+    /// One metre, in units of cost: above any difference the ties add up to.
+    private let tieScale: AssignmentCost
     /// Per row, the distance table's index of its request's point.
     private let rowPoints: [Int]
     /// Per column, the distance table's index of its offer's point, and its driver.
@@ -45,7 +55,11 @@ struct RideLegEdges: AssignmentPricing {
         rowPoints = rows.map(\.point)
         passengers = rows.map(\.passenger)
         preferred = rows.map { $0.preferred ?? -1 }
-        otherDriverPenalty = 1 + runs.indices.reduce(0) { $0 + farthestMetres($1) }
+        let (rowCount, columnCount) = (AssignmentCost(rows.count), AssignmentCost(columns.count))
+        tieScale = rowCount * rowCount * columnCount + rowCount * columnCount + 1
+        let farthest = runs.indices.map(farthestMetres)
+        otherDriverPenalty = 1 + farthest.reduce(0, +)
+        outMetres = 1 + farthest.reduce(0) { $0 + $1 + otherDriverPenalty }
     }
 
     /// Whether the row has any column: an offer departing in its window that is not the passenger's.
@@ -54,21 +68,16 @@ struct RideLegEdges: AssignmentPricing {
     /// The distance in metres between the row's request and the column's offer.
     func metres(row: Int, column: Int) -> Int { distances.metres(rowPoints[row], columnPoints[column]) }
 
-    func forEachColumn(ofRow row: Int, _ visit: (Int) -> Bool) {
-        for column in columns(ofRow: row) where !visit(column) { return }
-    }
-
-    func candidateEdges(count: Int, allowed: (_ row: Int, _ column: Int) -> Bool) -> [[AssignmentEdge]] {
+    func candidateEdges(count: Int) -> [[AssignmentEdge]] {
         // The nearest, ties to the lower index; a row's preferred column besides.
         var ofRows = [Nearest](repeating: Nearest(count: count), count: rowCount)
         var ofColumns = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
         var chosen = [Set<Int>](repeating: [], count: rowCount)
         for row in 0..<rowCount {
             // A column does best with the nearest rows that have no preferred column of their own.
-            let preferredColumn = preferred[row] >= 0 && allowed(row, preferred[row])
-                && columns(ofRow: row).contains(preferred[row]) ? preferred[row] : -1
+            let preferredColumn = preferred[row] >= 0 && columns(ofRow: row).contains(preferred[row]) ? preferred[row] : -1
             if preferredColumn >= 0 { chosen[row].insert(preferredColumn) }
-            for column in columns(ofRow: row) where allowed(row, column) {
+            for column in columns(ofRow: row) {
                 let nearness = distances.nearness(rowPoints[row], columnPoints[column])
                 ofRows[row].offer(nearness, column)
                 if preferredColumn < 0 || preferredColumn == column { ofColumns[column].offer(nearness, row) }
@@ -83,18 +92,38 @@ struct RideLegEdges: AssignmentPricing {
         }
     }
 
-    func edges(ofRow row: Int, cheaperThan dual: Int64, at prices: [Int64], _ found: (AssignmentEdge) -> Void) {
-        for column in columns(ofRow: row) {
-            // cost - price < dual, where cost = metres (+ penalty): metres < bound.
-            let bound = dual + prices[column] - (column == preferred[row] ? 0 : otherDriverPenalty)
-            if let metres = distances.metres(rowPoints[row], columnPoints[column], below: bound) {
-                found(AssignmentEdge(column: column, cost: Int64(metres) + (column == preferred[row] ? 0 : otherDriverPenalty)))
+    func edges(cheaperThan duals: [AssignmentCost], at prices: [AssignmentCost],
+               _ found: (_ row: Int, AssignmentEdge) -> Void) {
+        // cost - price < dual, where cost = (metres + penalty) scale + column: roughly
+        // metres < (dual + price - column) / scale - penalty, in floating point with a metre to
+        // spare, then exactly.
+        let scale = Double(tieScale)
+        let roughPrices = prices.indices.map { (Double(prices[$0]) - Double($0)) / scale }
+        for row in 0..<rowCount {
+            let roughDual = Double(duals[row]) / scale, dual = duals[row]
+            for column in columns(ofRow: row) {
+                let penalty = column == preferred[row] ? 0 : Double(otherDriverPenalty)
+                let bound = roughDual + roughPrices[column] - penalty + 2
+                guard bound > 0,
+                      let metres = distances.metres(rowPoints[row], columnPoints[column], below: Int64(min(bound, 1e18)))
+                else { continue }
+                let edge = AssignmentEdge(column: column, cost: cost(metres: metres, row: row, column: column))
+                if edge.cost - prices[column] < dual { found(row, edge) }
             }
         }
     }
 
-    func cost(row: Int, column: Int) -> Int64 {
-        Int64(metres(row: row, column: column)) + (column == preferred[row] ? 0 : otherDriverPenalty)
+    func cost(row: Int, column: Int) -> AssignmentCost {
+        cost(metres: metres(row: row, column: column), row: row, column: column)
+    }
+
+    func outCost(row: Int) -> AssignmentCost {
+        AssignmentCost(outMetres) * tieScale + AssignmentCost(rowCount - row) * AssignmentCost(capacities.count)
+    }
+
+    private func cost(metres: Int, row: Int, column: Int) -> AssignmentCost {
+        let penalty = column == preferred[row] ? 0 : otherDriverPenalty
+        return AssignmentCost(Int64(metres) + penalty) * tieScale + AssignmentCost(column)
     }
 
     private func columns(ofRow row: Int) -> some Sequence<Int> {

@@ -34,7 +34,7 @@ public enum RidePairing {
 
     /// How many drivers each request's leg is first solved with: its driver on the other leg and the
     /// nearest others in its window. The rest are priced afterwards and added where they would do
-    /// better (`MinCostAssignment.priced`), so the result is the optimum over every driver.
+    /// better (`AssignmentSimplex.priced`), so the result is the optimum over every driver.
     static let candidates = 12
 
     static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair],
@@ -90,7 +90,7 @@ private struct EventPairing {
             },
             distances: distances)
         var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
-        for (index, column) in MinCostAssignment.priced(edges, candidates: candidates).enumerated() {
+        for (index, column) in AssignmentSimplex.priced(edges, candidates: candidates).enumerated() {
             let request = requests[rows[index]]
             if let column {
                 let offer = offers[columns[column]]
