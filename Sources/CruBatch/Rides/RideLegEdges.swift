@@ -27,8 +27,9 @@ struct RideLegEdges: AssignmentPricing {
     /// Per column, the distance table's index of its offer's point, and its driver.
     private let columnPoints: [Int]
     private let columnDrivers: [Int64?]
-    /// The columns in order of departure (then column).
+    /// The columns in order of departure (then column), and each column's place in that order.
     private let byDeparture: [Int]
+    private let departureOrder: [Int]
     /// Per row: its run of `byDeparture`, its passenger, and its preferred column (-1 for none).
     private let runs: [Range<Int>]
     private let passengers: [Int64?]
@@ -49,6 +50,9 @@ struct RideLegEdges: AssignmentPricing {
         let byDeparture = columns.indices.sorted { (columns[$0].departure, $0) < (columns[$1].departure, $1) }
         let departures = byDeparture.map { columns[$0].departure }
         self.byDeparture = byDeparture
+        var departureOrder = [Int](repeating: 0, count: columns.count)
+        for (position, column) in byDeparture.enumerated() { departureOrder[column] = position }
+        self.departureOrder = departureOrder
         runs = rows.map { row in
             departures.partitionPoint { $0 >= row.window.lowerBound }..<departures.partitionPoint { $0 > row.window.upperBound }
         }
@@ -63,7 +67,7 @@ struct RideLegEdges: AssignmentPricing {
     }
 
     /// Whether the row has any column: an offer departing in its window that is not the passenger's.
-    func hasColumns(_ row: Int) -> Bool { columns(ofRow: row).contains { _ in true } }
+    func hasColumns(_ row: Int) -> Bool { runs[row].contains { isColumn(byDeparture[$0], ofRow: row) } }
 
     /// The distance in metres between the row's request and the column's offer.
     func metres(row: Int, column: Int) -> Int { distances.metres(rowPoints[row], columnPoints[column]) }
@@ -75,9 +79,10 @@ struct RideLegEdges: AssignmentPricing {
         var chosen = [Set<Int>](repeating: [], count: rowCount)
         for row in 0..<rowCount {
             // A column does best with the nearest rows that have no preferred column of their own.
-            let preferredColumn = preferred[row] >= 0 && columns(ofRow: row).contains(preferred[row]) ? preferred[row] : -1
+            let preferredColumn = preferred[row] >= 0 && runs[row].contains(departureOrder[preferred[row]])
+                && isColumn(preferred[row], ofRow: row) ? preferred[row] : -1
             if preferredColumn >= 0 { chosen[row].insert(preferredColumn) }
-            for column in columns(ofRow: row) {
+            forEachColumn(ofRow: row) { column in
                 let nearness = distances.nearness(rowPoints[row], columnPoints[column])
                 ofRows[row].offer(nearness, column)
                 if preferredColumn < 0 || preferredColumn == column { ofColumns[column].offer(nearness, row) }
@@ -100,13 +105,13 @@ struct RideLegEdges: AssignmentPricing {
         let scale = Double(tieScale)
         let roughPrices = prices.indices.map { (Double(prices[$0]) - Double($0)) / scale }
         for row in 0..<rowCount {
-            let roughDual = Double(duals[row]) / scale, dual = duals[row]
-            for column in columns(ofRow: row) {
-                let penalty = column == preferred[row] ? 0 : Double(otherDriverPenalty)
-                let bound = roughDual + roughPrices[column] - penalty + 2
+            let dual = duals[row], point = rowPoints[row]
+            let roughDual = Double(dual) / scale + 2, penalty = Double(otherDriverPenalty)
+            forEachColumn(ofRow: row) { column in
+                let bound = roughDual + roughPrices[column] - (column == preferred[row] ? 0 : penalty)
                 guard bound > 0,
-                      let metres = distances.metres(rowPoints[row], columnPoints[column], below: Int64(min(bound, 1e18)))
-                else { continue }
+                      let metres = distances.metres(point, columnPoints[column], below: Int64(min(bound, 1e18)))
+                else { return }
                 let edge = AssignmentEdge(column: column, cost: cost(metres: metres, row: row, column: column))
                 if edge.cost - prices[column] < dual { found(row, edge) }
             }
@@ -126,16 +131,24 @@ struct RideLegEdges: AssignmentPricing {
         return AssignmentCost(Int64(metres) + penalty) * tieScale + AssignmentCost(column)
     }
 
-    private func columns(ofRow row: Int) -> some Sequence<Int> {
-        let passenger = passengers[row]
-        return runs[row].lazy.map { byDeparture[$0] }.filter { passenger == nil || columnDrivers[$0] != passenger }
+    private func isColumn(_ column: Int, ofRow row: Int) -> Bool {
+        passengers[row] == nil || columnDrivers[column] != passengers[row]
+    }
+
+    /// Calls `body` with each column of the row: the run of its window, less the passenger's car.
+    @inline(__always)
+    private func forEachColumn(ofRow row: Int, _ body: (Int) -> Void) {
+        for position in runs[row] {
+            let column = byDeparture[position]
+            if isColumn(column, ofRow: row) { body(column) }
+        }
     }
 
     /// The longest distance from the row to a column, 0 when it has none. Between coordinates the
     /// longest chord is the longest distance, so only that one is measured.
     private func farthestMetres(_ row: Int) -> Int64 {
         var longestChord = (nearness: -1.0, column: -1), longest: Int?
-        for column in columns(ofRow: row) {
+        forEachColumn(ofRow: row) { column in
             let (a, b) = (rowPoints[row], columnPoints[column])
             if distances.bothMeasured(a, b) {
                 let nearness = distances.nearness(a, b)
