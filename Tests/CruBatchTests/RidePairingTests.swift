@@ -387,8 +387,8 @@ struct RidePairingTests {
             rows: requests.indices.map { (window(0, 60), nil, $0, nil) },
             columns: offers.indices.map { (at(30), offers[$0].seats, nil, requests.count + $0) },
             distances: PickupDistance.Table(requests.map(\.pickup) + offers.map(\.pickup)))
-        var alone = AssignmentSimplex(capacities: edges.capacities, outCosts: requests.indices.map(edges.outCost(row:)))
-        for (row, list) in edges.candidateEdges(count: 1).enumerated() { alone.add(row: row, list) }
+        var alone = AssignmentSimplex(capacities: edges.capacities, outCosts: requests.indices.map(edges.outCost(row:)),
+                                      edges: edges.candidateEdges(count: 1))
         alone.solve()
         #expect(alone.columns.compactMap { $0 }.count == 3)
 

@@ -37,14 +37,15 @@ extension AssignmentSimplex {
     static func priced(_ problem: some AssignmentPricing, candidates: Int) -> [Int?] {
         var lists = problem.candidateEdges(count: candidates)
         var simplex = AssignmentSimplex(capacities: problem.capacities,
-                                        outCosts: (0..<problem.rowCount).map(problem.outCost(row:)))
-        for row in lists.indices { simplex.add(row: row, lists[row]) }
+                                        outCosts: (0..<problem.rowCount).map(problem.outCost(row:)), edges: lists)
         while true {
             simplex.solve()
             let columns = simplex.columns, prices = simplex.columnPrices
             var better = [[AssignmentEdge]](repeating: [], count: lists.count)
+            // A column without room takes no one, whatever its price.
+            let capacities = problem.capacities
             problem.edges(cheaperThan: simplex.rowDuals, at: prices) { row, edge in
-                if edge.column != columns[row] { better[row].append(edge) }
+                if edge.column != columns[row] && capacities[edge.column] > 0 { better[row].append(edge) }
             }
             var added = false
             for row in lists.indices where !better[row].isEmpty {
