@@ -29,14 +29,13 @@ public enum PickupDistance {
 
     /// Pickup points read once for comparing many pairs: each point's direction from the Earth's
     /// centre (a unit vector), and its postal code, postal area and place as numbers (the same text,
-    /// the same number), so that comparing two points takes no text and, for most pairs, no
-    /// trigonometry.
+    /// the same number), so that comparing two points takes no text.
     ///
     /// Between coordinates the distance is the arc over the chord `c` between the unit vectors,
     /// `2R asin(c/2)`: the great-circle distance, growing with `c`, and never less than `R c`.
     struct Table {
         private struct Point {
-            var x = 0.0, y = 0.0, z = 0.0
+            var vector = SIMD3<Double>.zero
             var hasCoordinate = false
             /// Numbers for the normalised postal code, its first three characters and the place; -1 for none.
             var postalCode: Int32 = -1, postalArea: Int32 = -1, place: Int32 = -1
@@ -57,9 +56,7 @@ public enum PickupDistance {
                 if let coordinate = pickup.coordinate {
                     let latitude = coordinate.latitude * .pi / 180, longitude = coordinate.longitude * .pi / 180
                     point.hasCoordinate = true
-                    point.x = cos(latitude) * cos(longitude)
-                    point.y = cos(latitude) * sin(longitude)
-                    point.z = sin(latitude)
+                    point.vector = SIMD3(cos(latitude) * cos(longitude), cos(latitude) * sin(longitude), sin(latitude))
                 }
                 let code = String(String.UnicodeScalarView((pickup.postalCode ?? "").uppercased().unicodeScalars.filter {
                     CharacterSet.alphanumerics.contains($0)
@@ -78,52 +75,24 @@ public enum PickupDistance {
         /// The distance in metres between points `a` and `b`.
         func metres(_ a: Int, _ b: Int) -> Int {
             let p = points[a], q = points[b]
-            if p.hasCoordinate && q.hasCoordinate { return Self.arc(chordSquared: Self.chordSquared(p, q)) }
+            if p.hasCoordinate && q.hasCoordinate { return Self.metres(chordSquared: Self.chordSquared(p.vector, q.vector)) }
             return Self.withoutCoordinates(p, q)
         }
 
-        /// The distance between `a` and `b` when it is less than `bound` metres, else nil; most far
-        /// pairs are told apart without trigonometry.
-        func metres(_ a: Int, _ b: Int, below bound: Int64) -> Int? {
-            guard bound > 0 else { return nil }
-            let p = points[a], q = points[b]
-            let metres: Int
-            if p.hasCoordinate && q.hasCoordinate {
-                let chordSquared = Self.chordSquared(p, q)
-                // The arc is at least R c: past bound + 1 it rounds to at least bound.
-                let atLeast = Double(bound) + 1
-                if chordSquared * (PickupDistance.earthRadius * PickupDistance.earthRadius) >= atLeast * atLeast {
-                    return nil
-                }
-                metres = Self.arc(chordSquared: chordSquared)
-            } else {
-                metres = Self.withoutCoordinates(p, q)
-            }
-            return Int64(metres) < bound ? metres : nil
+        /// The direction of point `index` from the Earth's centre, nil without coordinates.
+        func unitVector(_ index: Int) -> SIMD3<Double>? {
+            points[index].hasCoordinate ? points[index].vector : nil
         }
 
-        /// A number that grows with the distance between `a` and `b`, cheaper than it: the square of
-        /// the chord in metres between coordinates, else the square of the distance. Between
-        /// coordinates it orders pairs as `metres` does; it only guides which pairs to try first.
-        func nearness(_ a: Int, _ b: Int) -> Double {
-            let p = points[a], q = points[b]
-            if p.hasCoordinate && q.hasCoordinate {
-                return Self.chordSquared(p, q) * (PickupDistance.earthRadius * PickupDistance.earthRadius)
-            }
-            let metres = Double(Self.withoutCoordinates(p, q))
-            return metres * metres
-        }
-
-        /// Whether both points have coordinates, so that their distance grows with `nearness`.
-        func bothMeasured(_ a: Int, _ b: Int) -> Bool { points[a].hasCoordinate && points[b].hasCoordinate }
-
-        private static func chordSquared(_ p: Point, _ q: Point) -> Double {
-            let dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z
-            return dx * dx + dy * dy + dz * dz
-        }
-
-        private static func arc(chordSquared: Double) -> Int {
+        /// The distance in metres of the arc over a chord (of the unit sphere) whose square is given.
+        static func metres(chordSquared: Double) -> Int {
             Int((2 * PickupDistance.earthRadius * asin(min(1, chordSquared.squareRoot() / 2))).rounded())
+        }
+
+        /// The square of the chord between two unit vectors.
+        static func chordSquared(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
+            let d = a - b
+            return (d * d).sum()
         }
 
         private static func withoutCoordinates(_ p: Point, _ q: Point) -> Int {

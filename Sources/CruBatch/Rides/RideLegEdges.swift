@@ -22,19 +22,34 @@ struct RideLegEdges: AssignmentPricing {
     private var outMetres: Int64 = 0
     /// One metre, in units of cost: above any difference the ties add up to.
     private let tieScale: AssignmentCost
-    /// Per row, the distance table's index of its request's point.
-    private let rowPoints: [Int]
-    /// Per column, the distance table's index of its offer's point, and its driver.
-    private let columnPoints: [Int]
-    private let columnDrivers: [Int64?]
-    /// The columns in order of departure (then column), and each column's place in that order.
+    private let distances: PickupDistance.Table
+
+    /// A pickup point: its index in `distances`, and its unit vector when it has coordinates.
+    private struct Place {
+        var point: Int
+        var vector: SIMD3<Double>
+        var measured: Bool
+
+        init(_ point: Int, in distances: PickupDistance.Table) {
+            self.point = point
+            let vector = distances.unitVector(point)
+            self.vector = vector ?? .zero
+            measured = vector != nil
+        }
+    }
+
+    /// The columns in order of departure (then column) — their positions — and per position the
+    /// offer's place and driver (`Int64.max` for none).
     private let byDeparture: [Int]
     private let departureOrder: [Int]
-    /// Per row: its run of `byDeparture`, its passenger, and its preferred column (-1 for none).
+    private let positionPlaces: [Place]
+    private let positionDrivers: [Int64]
+    /// Per row: its request's place, its run of positions, its passenger (`Int64.min` for none),
+    /// and its preferred column (-1 for none).
+    private let rowPlaces: [Place]
     private let runs: [Range<Int>]
-    private let passengers: [Int64?]
+    private let passengers: [Int64]
     private let preferred: [Int]
-    private let distances: PickupDistance.Table
 
     var rowCount: Int { runs.count }
 
@@ -45,19 +60,19 @@ struct RideLegEdges: AssignmentPricing {
          columns: [(departure: Date, seats: Int, driver: Int64?, point: Int)], distances: PickupDistance.Table) {
         self.distances = distances
         capacities = columns.map(\.seats)
-        columnPoints = columns.map(\.point)
-        columnDrivers = columns.map(\.driver)
         let byDeparture = columns.indices.sorted { (columns[$0].departure, $0) < (columns[$1].departure, $1) }
         let departures = byDeparture.map { columns[$0].departure }
         self.byDeparture = byDeparture
         var departureOrder = [Int](repeating: 0, count: columns.count)
         for (position, column) in byDeparture.enumerated() { departureOrder[column] = position }
         self.departureOrder = departureOrder
+        positionPlaces = byDeparture.map { Place(columns[$0].point, in: distances) }
+        positionDrivers = byDeparture.map { columns[$0].driver ?? .max }
         runs = rows.map { row in
             departures.partitionPoint { $0 >= row.window.lowerBound }..<departures.partitionPoint { $0 > row.window.upperBound }
         }
-        rowPoints = rows.map(\.point)
-        passengers = rows.map(\.passenger)
+        rowPlaces = rows.map { Place($0.point, in: distances) }
+        passengers = rows.map { $0.passenger ?? .min }
         preferred = rows.map { $0.preferred ?? -1 }
         let (rowCount, columnCount) = (AssignmentCost(rows.count), AssignmentCost(columns.count))
         tieScale = rowCount * rowCount * columnCount + rowCount * columnCount + 1
@@ -67,10 +82,12 @@ struct RideLegEdges: AssignmentPricing {
     }
 
     /// Whether the row has any column: an offer departing in its window that is not the passenger's.
-    func hasColumns(_ row: Int) -> Bool { runs[row].contains { isColumn(byDeparture[$0], ofRow: row) } }
+    func hasColumns(_ row: Int) -> Bool { runs[row].contains { positionDrivers[$0] != passengers[row] } }
 
     /// The distance in metres between the row's request and the column's offer.
-    func metres(row: Int, column: Int) -> Int { distances.metres(rowPoints[row], columnPoints[column]) }
+    func metres(row: Int, column: Int) -> Int {
+        distances.metres(rowPlaces[row].point, positionPlaces[departureOrder[column]].point)
+    }
 
     func candidateEdges(count: Int) -> [[AssignmentEdge]] {
         // The nearest, ties to the lower index; a row's preferred column besides.
@@ -80,10 +97,10 @@ struct RideLegEdges: AssignmentPricing {
         for row in 0..<rowCount {
             // A column does best with the nearest rows that have no preferred column of their own.
             let preferredColumn = preferred[row] >= 0 && runs[row].contains(departureOrder[preferred[row]])
-                && isColumn(preferred[row], ofRow: row) ? preferred[row] : -1
+                && positionDrivers[departureOrder[preferred[row]]] != passengers[row] ? preferred[row] : -1
             if preferredColumn >= 0 { chosen[row].insert(preferredColumn) }
-            forEachColumn(ofRow: row) { column in
-                let nearness = distances.nearness(rowPoints[row], columnPoints[column])
+            forEachPosition(ofRow: row) { position in
+                let column = byDeparture[position], nearness = nearness(row: row, position: position)
                 ofRows[row].offer(nearness, column)
                 if preferredColumn < 0 || preferredColumn == column { ofColumns[column].offer(nearness, row) }
             }
@@ -101,17 +118,27 @@ struct RideLegEdges: AssignmentPricing {
                _ found: (_ row: Int, AssignmentEdge) -> Void) {
         // cost - price < dual, where cost = (metres + penalty) scale + column: roughly
         // metres < (dual + price - column) / scale - penalty, in floating point with a metre to
-        // spare, then exactly.
-        let scale = Double(tieScale)
-        let roughPrices = prices.indices.map { (Double(prices[$0]) - Double($0)) / scale }
+        // spare; where the chord shows the pair is farther, that is all, else exactly.
+        let scale = Double(tieScale), radius = PickupDistance.earthRadius
+        let roughPrices = byDeparture.map { (Double(prices[$0]) - Double($0)) / scale }
         for row in 0..<rowCount {
-            let dual = duals[row], point = rowPoints[row]
+            let dual = duals[row], place = rowPlaces[row], passenger = passengers[row]
             let roughDual = Double(dual) / scale + 2, penalty = Double(otherDriverPenalty)
-            forEachColumn(ofRow: row) { column in
-                let bound = roughDual + roughPrices[column] - (column == preferred[row] ? 0 : penalty)
-                guard bound > 0,
-                      let metres = distances.metres(point, columnPoints[column], below: Int64(min(bound, 1e18)))
-                else { return }
+            let preferredPosition = preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
+            for position in runs[row] where positionDrivers[position] != passenger {
+                let bound = roughDual + roughPrices[position] - (position == preferredPosition ? 0 : penalty)
+                guard bound > 0 else { continue }
+                let other = positionPlaces[position]
+                let metres: Int
+                if place.measured && other.measured {
+                    let chordSquared = PickupDistance.Table.chordSquared(place.vector, other.vector)
+                    // The arc is at least R c.
+                    if chordSquared * radius * radius >= bound * bound { continue }
+                    metres = PickupDistance.Table.metres(chordSquared: chordSquared)
+                } else {
+                    metres = distances.metres(place.point, other.point)
+                }
+                let column = byDeparture[position]
                 let edge = AssignmentEdge(column: column, cost: cost(metres: metres, row: row, column: column))
                 if edge.cost - prices[column] < dual { found(row, edge) }
             }
@@ -131,34 +158,39 @@ struct RideLegEdges: AssignmentPricing {
         return AssignmentCost(Int64(metres) + penalty) * tieScale + AssignmentCost(column)
     }
 
-    private func isColumn(_ column: Int, ofRow row: Int) -> Bool {
-        passengers[row] == nil || columnDrivers[column] != passengers[row]
+    /// Calls `body` with each position of the row: the run of its window, less the passenger's car.
+    @inline(__always)
+    private func forEachPosition(ofRow row: Int, _ body: (Int) -> Void) {
+        for position in runs[row] where positionDrivers[position] != passengers[row] { body(position) }
     }
 
-    /// Calls `body` with each column of the row: the run of its window, less the passenger's car.
-    @inline(__always)
-    private func forEachColumn(ofRow row: Int, _ body: (Int) -> Void) {
-        for position in runs[row] {
-            let column = byDeparture[position]
-            if isColumn(column, ofRow: row) { body(column) }
+    /// A number that grows with the distance, cheaper than it: the square of the chord in metres
+    /// between coordinates (it orders such pairs as their distances), else the square of the
+    /// distance. It only guides which edges to try first.
+    private func nearness(row: Int, position: Int) -> Double {
+        let (a, b) = (rowPlaces[row], positionPlaces[position])
+        if a.measured && b.measured {
+            return PickupDistance.Table.chordSquared(a.vector, b.vector) * PickupDistance.earthRadius * PickupDistance.earthRadius
         }
+        let metres = Double(distances.metres(a.point, b.point))
+        return metres * metres
     }
 
     /// The longest distance from the row to a column, 0 when it has none. Between coordinates the
     /// longest chord is the longest distance, so only that one is measured.
     private func farthestMetres(_ row: Int) -> Int64 {
-        var longestChord = (nearness: -1.0, column: -1), longest: Int?
-        forEachColumn(ofRow: row) { column in
-            let (a, b) = (rowPoints[row], columnPoints[column])
-            if distances.bothMeasured(a, b) {
-                let nearness = distances.nearness(a, b)
-                if nearness > longestChord.nearness { longestChord = (nearness, column) }
+        var longestChord = -1.0, longest = 0
+        let place = rowPlaces[row]
+        forEachPosition(ofRow: row) { position in
+            let other = positionPlaces[position]
+            if place.measured && other.measured {
+                longestChord = max(longestChord, PickupDistance.Table.chordSquared(place.vector, other.vector))
             } else {
-                longest = max(longest ?? 0, distances.metres(a, b))
+                longest = max(longest, distances.metres(place.point, other.point))
             }
         }
-        if longestChord.column >= 0 { longest = max(longest ?? 0, metres(row: row, column: longestChord.column)) }
-        return Int64(longest ?? 0)
+        if longestChord >= 0 { longest = max(longest, PickupDistance.Table.metres(chordSquared: longestChord)) }
+        return Int64(longest)
     }
 }
 

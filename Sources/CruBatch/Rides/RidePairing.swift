@@ -35,7 +35,7 @@ public enum RidePairing {
     /// How many drivers each request's leg is first solved with: its driver on the other leg and the
     /// nearest others in its window. The rest are priced afterwards and added where they would do
     /// better (`AssignmentSimplex.priced`), so the result is the optimum over every driver.
-    static let candidates = 12
+    static let candidates = 16
 
     static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair],
                      candidates: Int) -> RidePairingResult {
