@@ -355,6 +355,50 @@ struct RidePairingTests {
         #expect(greedyWorse > 10)
     }
 
+    @Test("with one candidate per request and per car, pricing still reaches networkx's optimum on 200 random instances")
+    func pricedFromFewCandidates() throws {
+        var random = SplitMix64(state: 20_261_122)
+        let instances = (0..<200).map { _ in
+            RideInstance.random(&random, offers: random.int(2...12), requests: random.int(4...30))
+        }
+        let results = instances.map { RidePairing.pair(offers: $0.offers, requests: $0.requests, kept: $0.kept, candidates: 1) }
+        for (index, (instance, result)) in zip(instances, results).enumerated() {
+            #expect(instance.violations(of: result) == [], "instance \(index)")
+        }
+        let expected = try RidePairingOracle.solve(instances, results: results)
+        for (index, (instance, result)) in zip(instances, results).enumerated() {
+            #expect(instance.measure(result) == expected[index], "instance \(index)")
+        }
+    }
+
+    @Test("the nearest candidates alone would leave a passenger waiting; the priced edges seat them")
+    func candidatesAloneDoWorse() {
+        // Along a meridian, in km: riders at 14, 21, 13 and 24; cars at 18 (one seat), 35 (two) and
+        // 37 (one). With one candidate car per rider and two candidate riders per car, the rider at 13
+        // has only the car at 18, which the rider at 14 takes: three ride. All four ride when 13
+        // takes the car at 35, an edge neither ranks among its nearest.
+        func coordinate(_ km: Double) -> Coordinate { Coordinate(latitude: 35 + km / 111.195, longitude: -120.66) }
+        let offers = [offer(10, to: 30, seats: 1, "", coordinate(18)), offer(20, to: 30, seats: 2, "", coordinate(35)),
+                      offer(30, to: 30, seats: 1, "", coordinate(37))]
+        let requests = [14.0, 21, 13, 24].enumerated().map { index, km in
+            request(Int64(index + 1), to: window(0, 60), "", coordinate(km))
+        }
+        let edges = RideLegEdges(
+            rows: requests.indices.map { (window(0, 60), nil, $0, nil) },
+            columns: offers.indices.map { (at(30), offers[$0].seats, nil, requests.count + $0) },
+            distances: PickupDistance.Table(requests.map(\.pickup) + offers.map(\.pickup)))
+        var alone = AssignmentSimplex(capacities: edges.capacities, outCosts: requests.indices.map(edges.outCost(row:)),
+                                      edges: edges.candidateEdges(count: 1))
+        alone.solve()
+        #expect(alone.columns.compactMap { $0 }.count == 3)
+
+        // The optimum, by hand: 14 → 18, 21 → 35, 13 → 35, 24 → 37, or as far with 21 and 24 swapped.
+        for candidates in [1, RidePairing.candidates] {
+            let result = RidePairing.pair(offers: offers, requests: requests, kept: [], candidates: candidates)
+            #expect(result.assignments.count == 4 && result.waiting.isEmpty && result.totalMetres == 53_000)
+        }
+    }
+
     @Test("the same input in another order gives the same pairings")
     func deterministic() {
         var random = SplitMix64(state: 7)

@@ -2,8 +2,8 @@ import Foundation
 
 /// How far apart two pickup points are, in whole metres, by the best evidence both points have:
 ///
-/// 1. both have coordinates: the great-circle distance (haversine on a sphere of the Earth's mean
-///    radius, 6,371.0088 km), rounded to the metre;
+/// 1. both have coordinates: the great-circle distance on a sphere of the Earth's mean radius
+///    (6,371.0088 km), rounded to the metre;
 /// 2. else both have postal codes (compared in capitals, letters and digits only, so `93405`,
 ///    `k1a 0b1` and `K1A-0B1` read as typed): 0 for the same code, `nearbyPostalCode` when they share
 ///    their first three characters (the same US sectional centre, Canadian forward sortation area,
@@ -24,46 +24,84 @@ public enum PickupDistance {
     static let earthRadius = 6_371_008.8
 
     public static func metres(_ a: PickupPoint, _ b: PickupPoint) -> Int {
-        Prepared(a).metres(to: Prepared(b))
+        Table([a, b]).metres(0, 1)
     }
 
-    /// A pickup point read once for comparing with many: radians, the normalised code and place.
-    struct Prepared {
-        var latitude = 0.0, longitude = 0.0, cosLatitude = 0.0
-        var hasCoordinate = false
-        var postalCode: String?
-        var place: String?
-
-        init(_ point: PickupPoint) {
-            if let coordinate = point.coordinate {
-                hasCoordinate = true
-                latitude = coordinate.latitude * .pi / 180
-                longitude = coordinate.longitude * .pi / 180
-                cosLatitude = cos(latitude)
-            }
-            postalCode = point.postalCode.map { code in
-                String(String.UnicodeScalarView(code.uppercased().unicodeScalars.filter {
-                    CharacterSet.alphanumerics.contains($0)
-                }))
-            }.flatMap { $0.isEmpty ? nil : $0 }
-            let words = point.place.lowercased().split(whereSeparator: \.isWhitespace)
-            place = words.isEmpty ? nil : words.joined(separator: " ")
+    /// Pickup points read once for comparing many pairs: each point's direction from the Earth's
+    /// centre (a unit vector), and its postal code, postal area and place as numbers (the same text,
+    /// the same number), so that comparing two points takes no text.
+    ///
+    /// Between coordinates the distance is the arc over the chord `c` between the unit vectors,
+    /// `2R asin(c/2)`: the great-circle distance, growing with `c`, and never less than `R c`.
+    struct Table {
+        private struct Point {
+            var vector = SIMD3<Double>.zero
+            var hasCoordinate = false
+            /// Numbers for the normalised postal code, its first three characters and the place; -1 for none.
+            var postalCode: Int32 = -1, postalArea: Int32 = -1, place: Int32 = -1
         }
 
-        func metres(to other: Prepared) -> Int {
-            if hasCoordinate && other.hasCoordinate {
-                let halfLatitude = sin((other.latitude - latitude) / 2)
-                let halfLongitude = sin((other.longitude - longitude) / 2)
-                let h = halfLatitude * halfLatitude + cosLatitude * other.cosLatitude * halfLongitude * halfLongitude
-                return Int((2 * PickupDistance.earthRadius * asin(min(1, h.squareRoot()))).rounded())
+        private let points: [Point]
+
+        init(_ pickups: [PickupPoint]) {
+            var numbers: [String: Int32] = [:]
+            func number(_ text: String) -> Int32 {
+                if let known = numbers[text] { return known }
+                let new = Int32(numbers.count)
+                numbers[text] = new
+                return new
             }
-            if let code = postalCode, let otherCode = other.postalCode {
-                if code == otherCode { return 0 }
-                let shared = code.count >= 3 && otherCode.count >= 3 && code.prefix(3) == otherCode.prefix(3)
-                return shared ? PickupDistance.nearbyPostalCode : PickupDistance.otherPostalCode
+            points = pickups.map { pickup in
+                var point = Point()
+                if let coordinate = pickup.coordinate {
+                    let latitude = coordinate.latitude * .pi / 180, longitude = coordinate.longitude * .pi / 180
+                    point.hasCoordinate = true
+                    point.vector = SIMD3(cos(latitude) * cos(longitude), cos(latitude) * sin(longitude), sin(latitude))
+                }
+                let code = String(String.UnicodeScalarView((pickup.postalCode ?? "").uppercased().unicodeScalars.filter {
+                    CharacterSet.alphanumerics.contains($0)
+                }))
+                if !code.isEmpty {
+                    // Postal codes and places are numbered apart: a code never equals a place.
+                    point.postalCode = number("code " + code)
+                    if code.count >= 3 { point.postalArea = number("area " + code.prefix(3)) }
+                }
+                let words = pickup.place.lowercased().split(whereSeparator: \.isWhitespace)
+                if !words.isEmpty { point.place = number("place " + words.joined(separator: " ")) }
+                return point
             }
-            if let place, place == other.place { return 0 }
-            return PickupDistance.unmatchedPlace
+        }
+
+        /// The distance in metres between points `a` and `b`.
+        func metres(_ a: Int, _ b: Int) -> Int {
+            let p = points[a], q = points[b]
+            if p.hasCoordinate && q.hasCoordinate { return Self.metres(chordSquared: Self.chordSquared(p.vector, q.vector)) }
+            return Self.withoutCoordinates(p, q)
+        }
+
+        /// The direction of point `index` from the Earth's centre, nil without coordinates.
+        func unitVector(_ index: Int) -> SIMD3<Double>? {
+            points[index].hasCoordinate ? points[index].vector : nil
+        }
+
+        /// The distance in metres of the arc over a chord (of the unit sphere) whose square is given.
+        static func metres(chordSquared: Double) -> Int {
+            Int((2 * PickupDistance.earthRadius * asin(min(1, chordSquared.squareRoot() / 2))).rounded())
+        }
+
+        /// The square of the chord between two unit vectors.
+        static func chordSquared(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
+            let d = a - b
+            return (d * d).sum()
+        }
+
+        private static func withoutCoordinates(_ p: Point, _ q: Point) -> Int {
+            if p.postalCode >= 0 && q.postalCode >= 0 {
+                if p.postalCode == q.postalCode { return 0 }
+                return p.postalArea >= 0 && p.postalArea == q.postalArea
+                    ? PickupDistance.nearbyPostalCode : PickupDistance.otherPostalCode
+            }
+            return p.place >= 0 && p.place == q.place ? 0 : PickupDistance.unmatchedPlace
         }
     }
 }

@@ -29,10 +29,20 @@ import Foundation
 ///   maximal, a waiting passenger's every driver in the window is full.
 public enum RidePairing {
     public static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair]) -> RidePairingResult {
+        pair(offers: offers, requests: requests, kept: kept, candidates: candidates)
+    }
+
+    /// How many drivers each request's leg is first solved with: its driver on the other leg and the
+    /// nearest others in its window. The rest are priced afterwards and added where they would do
+    /// better (`AssignmentSimplex.priced`), so the result is the optimum over every driver.
+    static let candidates = 16
+
+    static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair],
+                     candidates: Int) -> RidePairingResult {
         var event = EventPairing(offers: offers, requests: requests, kept: kept)
         var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
         for leg in RideLeg.allCases {
-            let decided = event.pair(leg)
+            let decided = event.pair(leg, candidates: candidates)
             assignments += decided.assignments
             waiting += decided.waiting
         }
@@ -44,14 +54,10 @@ public enum RidePairing {
 
 /// One event's offers and requests in id order, and each request's driver on each leg so far.
 private struct EventPairing {
-    /// A driver a request may ride with on a leg: its column, the pickup distance, and whether it is
-    /// the request's driver on the other leg.
-    typealias Candidate = (column: Int, metres: Int, preferred: Bool)
-
     let offers: [RideOffer]
     let requests: [RideRequest]
-    let offerPoints: [PickupDistance.Prepared]
-    let requestPoints: [PickupDistance.Prepared]
+    /// The pickup points of the requests, then of the offers.
+    let distances: PickupDistance.Table
     /// Per leg, request id → offer id: kept pairings, then the ones this run makes.
     var drivers: [RideLeg: [Int64: Int64]] = [.to: [:], .from: [:]]
     /// Per leg, offer id → the seats kept pairings take.
@@ -60,8 +66,7 @@ private struct EventPairing {
     init(offers: [RideOffer], requests: [RideRequest], kept: [RidePair]) {
         self.offers = offers.sorted { $0.id < $1.id }
         self.requests = requests.sorted { $0.id < $1.id }
-        offerPoints = self.offers.map { PickupDistance.Prepared($0.pickup) }
-        requestPoints = self.requests.map { PickupDistance.Prepared($0.pickup) }
+        distances = PickupDistance.Table(self.requests.map(\.pickup) + self.offers.map(\.pickup))
         for pair in kept {
             if drivers[pair.leg]?[pair.requestID] == nil { drivers[pair.leg]?[pair.requestID] = pair.offerID }
             taken[pair.leg]?[pair.offerID, default: 0] += 1
@@ -69,45 +74,32 @@ private struct EventPairing {
     }
 
     /// Pairs the requests of one leg that no kept pairing serves, and records their drivers.
-    mutating func pair(_ leg: RideLeg) -> (assignments: [RideAssignment], waiting: [RideWaiting]) {
+    mutating func pair(_ leg: RideLeg, candidates: Int) -> (assignments: [RideAssignment], waiting: [RideWaiting]) {
         let columns = offers.indices.filter { offers[$0].departures[leg] != nil }
-        let departures = columns.map { offers[$0].departures[leg]! }
+        let columnOfOffer = Dictionary(uniqueKeysWithValues: columns.enumerated().map { (offers[$1].id, $0) })
         let rows = requests.indices.filter { requests[$0].windows[leg] != nil && drivers[leg]?[requests[$0].id] == nil }
-        var candidates: [[Candidate]] = []
-        candidates.reserveCapacity(rows.count)
-        // Above the total distance of any set of pairings, so that riding with the preferred driver
-        // outweighs any distance.
-        var otherDriverPenalty: Int64 = 1
-        for row in rows {
-            let request = requests[row]
-            let window = request.windows[leg]!
-            let preferred = drivers[leg.other]?[request.id]
-            var list: [Candidate] = []
-            var farthest = 0
-            for (column, offer) in columns.enumerated() where window.contains(departures[column])
-                && (request.passengerID == nil || request.passengerID != offers[offer].driverID) {
-                let metres = requestPoints[row].metres(to: offerPoints[offer])
-                list.append((column, metres, offers[offer].id == preferred))
-                farthest = max(farthest, metres)
-            }
-            otherDriverPenalty += Int64(farthest)
-            candidates.append(list)
-        }
-        var solver = MinCostAssignment(capacities: columns.map { offers[$0].seats - (taken[leg]?[offers[$0].id] ?? 0) })
-        for list in candidates {
-            solver.addRow(list.map { ($0.column, Int64($0.metres) + ($0.preferred ? 0 : otherDriverPenalty)) })
-        }
+        let edges = RideLegEdges(
+            rows: rows.map { row in
+                let request = requests[row]
+                return (request.windows[leg]!, request.passengerID, row,
+                        drivers[leg.other]?[request.id].flatMap { columnOfOffer[$0] })
+            },
+            columns: columns.map { offer in
+                (offers[offer].departures[leg]!, offers[offer].seats - (taken[leg]?[offers[offer].id] ?? 0),
+                 offers[offer].driverID, requests.count + offer)
+            },
+            distances: distances)
         var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
-        for (index, column) in solver.solve().enumerated() {
+        for (index, column) in AssignmentSimplex.priced(edges, candidates: candidates).enumerated() {
             let request = requests[rows[index]]
-            if let column, let chosen = candidates[index].first(where: { $0.column == column }) {
+            if let column {
                 let offer = offers[columns[column]]
                 assignments.append(RideAssignment(pair: RidePair(requestID: request.id, offerID: offer.id, leg: leg),
-                                                  metres: chosen.metres))
+                                                  metres: edges.metres(row: index, column: column)))
                 drivers[leg]?[request.id] = offer.id
             } else {
                 let reason: RideWaitReason = columns.isEmpty ? .noDriverThatWay
-                    : candidates[index].isEmpty ? .noDriverInWindow : .carsFull
+                    : edges.hasColumns(index) ? .carsFull : .noDriverInWindow
                 waiting.append(RideWaiting(requestID: request.id, leg: leg, reason: reason))
             }
         }

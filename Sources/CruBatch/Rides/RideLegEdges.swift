@@ -1,0 +1,226 @@
+import Foundation
+
+/// One leg of one event as an assignment problem (`AssignmentSimplex.priced`): the requests that
+/// want the leg are the rows, the offers that drive it the columns, and a request may take an offer
+/// that departs inside its window and is not the passenger's own car.
+///
+/// An edge costs its pickup distance, plus `otherDriverPenalty` unless the offer is the request's
+/// driver on the other leg; leaving a request out costs more than any assignment. Under those, in
+/// units too small to outweigh a metre (`tieScale`), ties: leaving out a request costs more the
+/// lower its id (by the number of columns, so it outweighs any one row's choice of car), and an
+/// edge costs its column's index, so the waiting requests are the latest and the cars are taken in
+/// id order.
+///
+/// The edges are never all listed: the offers are sorted by departure, so a request's window is a
+/// run of them, found by binary search, and its edges are priced along that run when asked.
+struct RideLegEdges: AssignmentPricing {
+    let capacities: [Int]
+    /// Above the total distance of any set of pairings, so that riding with the preferred driver
+    /// outweighs any distance.
+    private(set) var otherDriverPenalty: Int64 = 0
+    /// Leaving a request out, in metres: above any assignment.
+    private var outMetres: Int64 = 0
+    /// One metre, in units of cost: above any difference the ties add up to.
+    private let tieScale: AssignmentCost
+    private let distances: PickupDistance.Table
+
+    /// A pickup point: its index in `distances`, and its unit vector when it has coordinates.
+    private struct Place {
+        var point: Int
+        var vector: SIMD3<Double>
+        var measured: Bool
+
+        init(_ point: Int, in distances: PickupDistance.Table) {
+            self.point = point
+            let vector = distances.unitVector(point)
+            self.vector = vector ?? .zero
+            measured = vector != nil
+        }
+    }
+
+    /// The columns in order of departure (then column) — their positions — and per position the
+    /// offer's place and driver (`Int64.max` for none).
+    private let byDeparture: [Int]
+    private let departureOrder: [Int]
+    private let positionPlaces: [Place]
+    private let positionDrivers: [Int64]
+    /// Per row: its request's place, its run of positions, its passenger (`Int64.min` for none),
+    /// and its preferred column (-1 for none).
+    private let rowPlaces: [Place]
+    private let runs: [Range<Int>]
+    private let passengers: [Int64]
+    private let preferred: [Int]
+
+    var rowCount: Int { runs.count }
+
+    /// `rows` are the requests' windows, passengers, points and preferred columns (a column index or
+    /// nil); `columns` the offers' departures on this leg, seats left, drivers and points; points are
+    /// indices into `distances`.
+    init(rows: [(window: ClosedRange<Date>, passenger: Int64?, point: Int, preferred: Int?)],
+         columns: [(departure: Date, seats: Int, driver: Int64?, point: Int)], distances: PickupDistance.Table) {
+        self.distances = distances
+        capacities = columns.map(\.seats)
+        let byDeparture = columns.indices.sorted { (columns[$0].departure, $0) < (columns[$1].departure, $1) }
+        let departures = byDeparture.map { columns[$0].departure }
+        self.byDeparture = byDeparture
+        var departureOrder = [Int](repeating: 0, count: columns.count)
+        for (position, column) in byDeparture.enumerated() { departureOrder[column] = position }
+        self.departureOrder = departureOrder
+        positionPlaces = byDeparture.map { Place(columns[$0].point, in: distances) }
+        positionDrivers = byDeparture.map { columns[$0].driver ?? .max }
+        runs = rows.map { row in
+            departures.partitionPoint { $0 >= row.window.lowerBound }..<departures.partitionPoint { $0 > row.window.upperBound }
+        }
+        rowPlaces = rows.map { Place($0.point, in: distances) }
+        passengers = rows.map { $0.passenger ?? .min }
+        preferred = rows.map { $0.preferred ?? -1 }
+        let (rowCount, columnCount) = (AssignmentCost(rows.count), AssignmentCost(columns.count))
+        tieScale = rowCount * rowCount * columnCount + rowCount * columnCount + 1
+        let farthest = runs.indices.map(farthestMetres)
+        otherDriverPenalty = 1 + farthest.reduce(0, +)
+        outMetres = 1 + farthest.reduce(0) { $0 + $1 + otherDriverPenalty }
+    }
+
+    /// Whether the row has any column: an offer departing in its window that is not the passenger's.
+    func hasColumns(_ row: Int) -> Bool { runs[row].contains { positionDrivers[$0] != passengers[row] } }
+
+    /// The distance in metres between the row's request and the column's offer.
+    func metres(row: Int, column: Int) -> Int {
+        distances.metres(rowPlaces[row].point, positionPlaces[departureOrder[column]].point)
+    }
+
+    func candidateEdges(count: Int) -> [[AssignmentEdge]] {
+        // The nearest, ties to the lower index; a row's preferred column besides.
+        var ofRows = [Nearest](repeating: Nearest(count: count), count: rowCount)
+        var ofColumns = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
+        var chosen = [Set<Int>](repeating: [], count: rowCount)
+        for row in 0..<rowCount {
+            // A column does best with the nearest rows that have no preferred column of their own.
+            let preferredColumn = preferred[row] >= 0 && runs[row].contains(departureOrder[preferred[row]])
+                && positionDrivers[departureOrder[preferred[row]]] != passengers[row] ? preferred[row] : -1
+            if preferredColumn >= 0 { chosen[row].insert(preferredColumn) }
+            forEachPosition(ofRow: row) { position in
+                let column = byDeparture[position], nearness = nearness(row: row, position: position)
+                ofRows[row].offer(nearness, column)
+                if preferredColumn < 0 || preferredColumn == column { ofColumns[column].offer(nearness, row) }
+            }
+            chosen[row].formUnion(ofRows[row].indices)
+        }
+        for column in ofColumns.indices {
+            for row in ofColumns[column].indices { chosen[row].insert(column) }
+        }
+        return chosen.indices.map { row in
+            chosen[row].sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
+        }
+    }
+
+    func edges(cheaperThan duals: [AssignmentCost], at prices: [AssignmentCost],
+               _ found: (_ row: Int, AssignmentEdge) -> Void) {
+        // cost - price < dual, where cost = (metres + penalty) scale + column: roughly
+        // metres < (dual + price - column) / scale - penalty, in floating point with a metre to
+        // spare; where the chord shows the pair is farther, that is all, else exactly.
+        let scale = Double(tieScale), radius = PickupDistance.earthRadius
+        let roughPrices = byDeparture.map { (Double(prices[$0]) - Double($0)) / scale }
+        for row in 0..<rowCount {
+            let dual = duals[row], place = rowPlaces[row], passenger = passengers[row]
+            let roughDual = Double(dual) / scale + 2, penalty = Double(otherDriverPenalty)
+            let preferredPosition = preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
+            for position in runs[row] where positionDrivers[position] != passenger {
+                let bound = roughDual + roughPrices[position] - (position == preferredPosition ? 0 : penalty)
+                guard bound > 0 else { continue }
+                let other = positionPlaces[position]
+                let metres: Int
+                if place.measured && other.measured {
+                    let chordSquared = PickupDistance.Table.chordSquared(place.vector, other.vector)
+                    // The arc is at least R c.
+                    if chordSquared * radius * radius >= bound * bound { continue }
+                    metres = PickupDistance.Table.metres(chordSquared: chordSquared)
+                } else {
+                    metres = distances.metres(place.point, other.point)
+                }
+                let column = byDeparture[position]
+                let edge = AssignmentEdge(column: column, cost: cost(metres: metres, row: row, column: column))
+                if edge.cost - prices[column] < dual { found(row, edge) }
+            }
+        }
+    }
+
+    func cost(row: Int, column: Int) -> AssignmentCost {
+        cost(metres: metres(row: row, column: column), row: row, column: column)
+    }
+
+    func outCost(row: Int) -> AssignmentCost {
+        AssignmentCost(outMetres) * tieScale + AssignmentCost(rowCount - row) * AssignmentCost(capacities.count)
+    }
+
+    private func cost(metres: Int, row: Int, column: Int) -> AssignmentCost {
+        let penalty = column == preferred[row] ? 0 : otherDriverPenalty
+        return AssignmentCost(Int64(metres) + penalty) * tieScale + AssignmentCost(column)
+    }
+
+    /// Calls `body` with each position of the row: the run of its window, less the passenger's car.
+    @inline(__always)
+    private func forEachPosition(ofRow row: Int, _ body: (Int) -> Void) {
+        for position in runs[row] where positionDrivers[position] != passengers[row] { body(position) }
+    }
+
+    /// A number that grows with the distance, cheaper than it: the square of the chord in metres
+    /// between coordinates (it orders such pairs as their distances), else the square of the
+    /// distance. It only guides which edges to try first.
+    private func nearness(row: Int, position: Int) -> Double {
+        let (a, b) = (rowPlaces[row], positionPlaces[position])
+        if a.measured && b.measured {
+            return PickupDistance.Table.chordSquared(a.vector, b.vector) * PickupDistance.earthRadius * PickupDistance.earthRadius
+        }
+        let metres = Double(distances.metres(a.point, b.point))
+        return metres * metres
+    }
+
+    /// The longest distance from the row to a column, 0 when it has none. Between coordinates the
+    /// longest chord is the longest distance, so only that one is measured.
+    private func farthestMetres(_ row: Int) -> Int64 {
+        var longestChord = -1.0, longest = 0
+        let place = rowPlaces[row]
+        forEachPosition(ofRow: row) { position in
+            let other = positionPlaces[position]
+            if place.measured && other.measured {
+                longestChord = max(longestChord, PickupDistance.Table.chordSquared(place.vector, other.vector))
+            } else {
+                longest = max(longest, distances.metres(place.point, other.point))
+            }
+        }
+        if longestChord >= 0 { longest = max(longest, PickupDistance.Table.metres(chordSquared: longestChord)) }
+        return Int64(longest)
+    }
+}
+
+/// The `count` smallest (nearness, index) pairs offered, kept sorted.
+private struct Nearest {
+    private var items: [(nearness: Double, index: Int)] = []
+    let count: Int
+
+    init(count: Int) { self.count = count }
+
+    var indices: [Int] { items.map(\.index) }
+
+    mutating func offer(_ nearness: Double, _ index: Int) {
+        if items.count == count {
+            guard let last = items.last, (nearness, index) < last else { return }
+            items.removeLast()
+        }
+        items.insert((nearness, index), at: items.partitionPoint { $0 > (nearness, index) })
+    }
+}
+
+extension Array {
+    /// The first index whose element is in the second part of an array split by `isSecond` (all the
+    /// elements for which it is false come first).
+    func partitionPoint(_ isSecond: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if isSecond(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
