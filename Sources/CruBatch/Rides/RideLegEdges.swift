@@ -91,20 +91,25 @@ struct RideLegEdges: AssignmentPricing {
 
     func candidateEdges(count: Int) -> [[AssignmentEdge]] {
         // The nearest, ties to the lower index; a row's preferred column besides.
-        var ofRows = [Nearest](repeating: Nearest(count: count), count: rowCount)
         var ofColumns = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
+        // What a column's list takes: below its farthest so far, once full.
+        var columnLimits = [Double](repeating: .infinity, count: capacities.count)
         var chosen = [Set<Int>](repeating: [], count: rowCount)
         for row in 0..<rowCount {
             // A column does best with the nearest rows that have no preferred column of their own.
             let preferredColumn = preferred[row] >= 0 && runs[row].contains(departureOrder[preferred[row]])
                 && positionDrivers[departureOrder[preferred[row]]] != passengers[row] ? preferred[row] : -1
             if preferredColumn >= 0 { chosen[row].insert(preferredColumn) }
+            var ofRow = Nearest(count: count)
             forEachPosition(ofRow: row) { position in
                 let column = byDeparture[position], nearness = nearness(row: row, position: position)
-                ofRows[row].offer(nearness, column)
-                if preferredColumn < 0 || preferredColumn == column { ofColumns[column].offer(nearness, row) }
+                if nearness <= ofRow.limit { ofRow.offer(nearness, column) }
+                if nearness <= columnLimits[column] && (preferredColumn < 0 || preferredColumn == column) {
+                    ofColumns[column].offer(nearness, row)
+                    columnLimits[column] = ofColumns[column].limit
+                }
             }
-            chosen[row].formUnion(ofRows[row].indices)
+            chosen[row].formUnion(ofRow.indices)
         }
         for column in ofColumns.indices {
             for row in ofColumns[column].indices { chosen[row].insert(column) }
@@ -202,6 +207,9 @@ private struct Nearest {
     init(count: Int) { self.count = count }
 
     var indices: [Int] { items.map(\.index) }
+
+    /// Above this, an offer is not taken.
+    var limit: Double { items.count == count ? items[items.count - 1].nearness : .infinity }
 
     mutating func offer(_ nearness: Double, _ index: Int) {
         if items.count == count {
