@@ -9,8 +9,8 @@ import Foundation
 ///   the request's window for it, both ends included, and never in their own car.
 /// - **Kept pairings.** Pairings made earlier stay as they are, and the request legs they serve are
 ///   not paired again: a re-run only adds.
-/// - **Optimal.** Each leg is solved exactly (`MinCostAssignment`, a min-cost max-flow), `to` first,
-///   then `from`, for, in this order of priority:
+/// - **Optimal.** Each leg is solved exactly (`AssignmentSimplex.priced` over `RideLegEdges`, a
+///   min-cost flow), `to` first, then `from`, for, in this order of priority:
 ///   1. the most request legs served;
 ///   2. then the most requests riding with the driver they have on the other leg: on `to`, the
 ///      driver of a kept `from` pairing; on `from`, the `to` driver, kept or chosen just before;
@@ -22,8 +22,8 @@ import Foundation
 ///   looked at, so a `to` driver who is nearer but does not come back is still preferred to one who
 ///   does; the `from` leg then does the best it can with that.
 /// - **Deterministic.** Offers and requests are taken in id order whatever order they come in, so
-///   the same input gives the same pairings; among equally good pairings the search meets lower
-///   ids first.
+///   the same input gives the same pairings; among equally good pairings, the later requests are
+///   the ones left waiting and lower offer ids are taken first (a tie-break worth less than a metre).
 /// - **Waiting.** A request leg left without a driver says why (`RideWaitReason`): no driver drives
 ///   that leg, none departs inside its window, or all that do are full. Because the count is
 ///   maximal, a waiting passenger's every driver in the window is full.
