@@ -355,13 +355,15 @@ struct RidePairingTests {
         #expect(greedyWorse > 10)
     }
 
-    @Test("with one candidate per request and per car, pricing still reaches networkx's optimum on 200 random instances")
+    @Test("from one candidate per request and per car, pricing still reaches networkx's optimum on 200 random events")
     func pricedFromFewCandidates() throws {
         var random = SplitMix64(state: 20_261_122)
         let instances = (0..<200).map { _ in
             RideInstance.random(&random, offers: random.int(2...12), requests: random.int(4...30))
         }
-        let results = instances.map { RidePairing.pair(offers: $0.offers, requests: $0.requests, kept: $0.kept, candidates: 1) }
+        let results = instances.map {
+            RidePairing.pair(offers: $0.offers, requests: $0.requests, kept: $0.kept, candidates: 1)
+        }
         for (index, (instance, result)) in zip(instances, results).enumerated() {
             #expect(instance.violations(of: result) == [], "instance \(index)")
         }
@@ -378,7 +380,8 @@ struct RidePairingTests {
         // has only the car at 18, which the rider at 14 takes: three ride. All four ride when 13
         // takes the car at 35, an edge neither ranks among its nearest.
         func coordinate(_ km: Double) -> Coordinate { Coordinate(latitude: 35 + km / 111.195, longitude: -120.66) }
-        let offers = [offer(10, to: 30, seats: 1, "", coordinate(18)), offer(20, to: 30, seats: 2, "", coordinate(35)),
+        let offers = [offer(10, to: 30, seats: 1, "", coordinate(18)),
+                      offer(20, to: 30, seats: 2, "", coordinate(35)),
                       offer(30, to: 30, seats: 1, "", coordinate(37))]
         let requests = [14.0, 21, 13, 24].enumerated().map { index, km in
             request(Int64(index + 1), to: window(0, 60), "", coordinate(km))
@@ -387,7 +390,8 @@ struct RidePairingTests {
             rows: requests.indices.map { (window(0, 60), nil, $0, nil) },
             columns: offers.indices.map { (at(30), offers[$0].seats, nil, requests.count + $0) },
             distances: PickupDistance.Table(requests.map(\.pickup) + offers.map(\.pickup)))
-        var alone = AssignmentSimplex(capacities: edges.capacities, outCosts: requests.indices.map(edges.outCost(row:)),
+        let outCosts = requests.indices.map(edges.outCost(row:))
+        var alone = AssignmentSimplex(capacities: edges.capacities, outCosts: outCosts,
                                       edges: edges.candidateEdges(count: 1))
         alone.solve()
         #expect(alone.columns.compactMap { $0 }.count == 3)

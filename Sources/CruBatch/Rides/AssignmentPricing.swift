@@ -36,8 +36,8 @@ extension AssignmentSimplex {
     /// Returns the column of each row, nil for the rows left out.
     static func priced(_ problem: some AssignmentPricing, candidates: Int) -> [Int?] {
         var lists = problem.candidateEdges(count: candidates)
-        var simplex = AssignmentSimplex(capacities: problem.capacities,
-                                        outCosts: (0..<problem.rowCount).map(problem.outCost(row:)), edges: lists)
+        let outCosts = (0..<problem.rowCount).map(problem.outCost(row:))
+        var simplex = AssignmentSimplex(capacities: problem.capacities, outCosts: outCosts, edges: lists)
         while true {
             simplex.solve()
             let columns = simplex.columns, prices = simplex.columnPrices

@@ -54,7 +54,10 @@ struct AssignmentSimplex {
         for (row, list) in edges.enumerated() { add(row: row, list) }
         // The out arc of row r is arc r, and the way to the root of column node k is arc k.
         var greedy = Array(root..<arcs.count)
-        greedy.sort { (arcs[$0].cost, arcs[$0].source, arcs[$0].target) < (arcs[$1].cost, arcs[$1].source, arcs[$1].target) }
+        func order(_ arc: Int) -> (AssignmentCost, Int32, Int32) {
+            (arcs[arc].cost, arcs[arc].source, arcs[arc].target)
+        }
+        greedy.sort { order($0) < order($1) }
         var firstArc = [Int](repeating: -1, count: nodes)
         for arc in greedy {
             let row = Int(arcs[arc].source), column = Int(arcs[arc].target)
@@ -116,7 +119,8 @@ struct AssignmentSimplex {
     var columnPrices: [AssignmentCost] { Array(potential[rows..<root]) }
 
     private mutating func addArc(from: Int, to: Int, cost: AssignmentCost, capacity: Int, flow: Int) {
-        arcs.append(Arc(cost: cost, source: Int32(from), target: Int32(to), capacity: Int32(capacity), flow: Int32(flow)))
+        arcs.append(Arc(cost: cost, source: Int32(from), target: Int32(to), capacity: Int32(capacity),
+                        flow: Int32(flow)))
     }
 
     /// Costs and potentials stay far inside the range of `AssignmentCost`, so the sums need no

@@ -58,9 +58,8 @@ public enum PickupDistance {
                     point.hasCoordinate = true
                     point.vector = SIMD3(cos(latitude) * cos(longitude), cos(latitude) * sin(longitude), sin(latitude))
                 }
-                let code = String(String.UnicodeScalarView((pickup.postalCode ?? "").uppercased().unicodeScalars.filter {
-                    CharacterSet.alphanumerics.contains($0)
-                }))
+                let scalars = (pickup.postalCode ?? "").uppercased().unicodeScalars
+                let code = String(String.UnicodeScalarView(scalars.filter { CharacterSet.alphanumerics.contains($0) }))
                 if !code.isEmpty {
                     // Postal codes and places are numbered apart: a code never equals a place.
                     point.postalCode = number("code " + code)
@@ -75,7 +74,9 @@ public enum PickupDistance {
         /// The distance in metres between points `a` and `b`.
         func metres(_ a: Int, _ b: Int) -> Int {
             let p = points[a], q = points[b]
-            if p.hasCoordinate && q.hasCoordinate { return Self.metres(chordSquared: Self.chordSquared(p.vector, q.vector)) }
+            if p.hasCoordinate && q.hasCoordinate {
+                return Self.metres(chordSquared: Self.chordSquared(p.vector, q.vector))
+            }
             return Self.withoutCoordinates(p, q)
         }
 

@@ -57,7 +57,8 @@ struct RideLegEdges: AssignmentPricing {
     /// nil); `columns` the offers' departures on this leg, seats left, drivers and points; points are
     /// indices into `distances`.
     init(rows: [(window: ClosedRange<Date>, passenger: Int64?, point: Int, preferred: Int?)],
-         columns: [(departure: Date, seats: Int, driver: Int64?, point: Int)], distances: PickupDistance.Table) {
+         columns: [(departure: Date, seats: Int, driver: Int64?, point: Int)],
+         distances: PickupDistance.Table) {
         self.distances = distances
         capacities = columns.map(\.seats)
         let byDeparture = columns.indices.sorted { (columns[$0].departure, $0) < (columns[$1].departure, $1) }
@@ -69,7 +70,8 @@ struct RideLegEdges: AssignmentPricing {
         positionPlaces = byDeparture.map { Place(columns[$0].point, in: distances) }
         positionDrivers = byDeparture.map { columns[$0].driver ?? .max }
         runs = rows.map { row in
-            departures.partitionPoint { $0 >= row.window.lowerBound }..<departures.partitionPoint { $0 > row.window.upperBound }
+            let (earliest, latest) = (row.window.lowerBound, row.window.upperBound)
+            return departures.partitionPoint { $0 >= earliest }..<departures.partitionPoint { $0 > latest }
         }
         rowPlaces = rows.map { Place($0.point, in: distances) }
         passengers = rows.map { $0.passenger ?? .min }
@@ -175,7 +177,8 @@ struct RideLegEdges: AssignmentPricing {
     private func nearness(row: Int, position: Int) -> Double {
         let (a, b) = (rowPlaces[row], positionPlaces[position])
         if a.measured && b.measured {
-            return PickupDistance.Table.chordSquared(a.vector, b.vector) * PickupDistance.earthRadius * PickupDistance.earthRadius
+            let radius = PickupDistance.earthRadius
+            return PickupDistance.Table.chordSquared(a.vector, b.vector) * radius * radius
         }
         let metres = Double(distances.metres(a.point, b.point))
         return metres * metres
