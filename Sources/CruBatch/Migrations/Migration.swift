@@ -18,7 +18,7 @@ public struct Migration: Sendable {
     /// Every migration, in order.
     public static let all: [Migration] = [
         dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog, messageKinds, rides,
-        pendingNotifications, rideMessages, leaveAfterSentJoin, joinMessagesPerStatement,
+        pendingNotifications, rideMessages, leaveAfterSentJoin, joinMessagesPerStatement, seatCheckOnIndex,
     ]
 }
 

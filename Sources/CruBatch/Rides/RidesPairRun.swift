@@ -52,16 +52,11 @@ public struct RidesPairRun {
                 report.add(result, of: event)
                 inserts += result.assignments.map(\.pair)
             }
-            // The seat trigger counts each car's riders per inserted row. When the statistics say
-            // ride_pairings is (nearly) empty, the planner counts by scanning the table, which this
-            // very insert grows: 13,000 pairings took 5 s instead of 0.3 s. The index is always right.
-            try connection.execute("set local enable_seqscan = off")
             try connection.query("""
                 insert into ride_pairings (offer_id, request_id, leg)
                 select * from unnest(\(inserts.map(\.offerID))::bigint[], \(inserts.map(\.requestID))::bigint[],
                                      \(inserts.map(\.leg.rawValue))::text[])
                 """)
-            try connection.execute("set local enable_seqscan = default")
             try connection.execute(options.dryRun ? "rollback" : "commit")
         } catch {
             try? connection.execute("rollback")
