@@ -27,6 +27,8 @@ import random
 import sys
 from pathlib import Path
 
+from generated import FIRST, LAST, phone, write_csv
+
 SEED = 20261122
 
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Sunday"]
@@ -35,29 +37,12 @@ TIMES = ["18:00", "18:30", "19:00", "19:30", "20:00", "20:30"]
 AUDIENCES = ["mixed"] * 8 + ["freshmen", "sophomores", "juniors", "seniors"]
 YEARS = {1: ["1", "Freshman", "freshman", "Fr"], 2: ["2", "Sophomore", "So"], 3: ["3", "Junior", "Jr"],
          4: ["4", "Senior", "Sr"], 5: ["Graduate", "5"]}
-FIRST = ["Hannah", "Noah", "Emma", "Rubén", "Zoë", "Liam", "Ava", "Mateo", "Chloé", "Kai", "Priya", "Minh",
-         "Seo-yeon", "Olivia", "Elijah", "Sophia", "Levi", "Naomi", "Josiah", "Ruth"]
-LAST = ["Collins", "Mitchell", "Campbell", "Peña", "García", "Nguyễn", "O'Brien", "Kim", "Patel", "Smith",
-        "Johnson", "Lee", "Martínez", "Müller", "Tanaka", "Walker", "Young", "King", "Scott", "Côté"]
+AREA_CODES = ['805', '415', '213', '619']
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
     with open(path, encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
-
-
-def write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\r\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-    temporary.rename(path)
-
-
-def phone(rng: random.Random) -> str:
-    return f"({rng.choice(['805', '415', '213', '619'])}) 555-{rng.randint(100, 9999):04d}"
 
 
 def groups_and_leaders(rng: random.Random, count: int, ministries: list[dict[str, str]]):
@@ -67,7 +52,7 @@ def groups_and_leaders(rng: random.Random, count: int, ministries: list[dict[str
         sex = rng.choice(["men", "women", "mixed", "mixed"])
         leader_sex = {"men": "male", "women": "female"}.get(sex, rng.choice(["male", "female"]))
         email = f"leader{i}@groups.example.org"
-        leaders.append([email, rng.choice(FIRST), rng.choice(LAST), phone(rng), leader_sex, ministry["campus"], "student"])
+        leaders.append([email, rng.choice(FIRST), rng.choice(LAST), phone(rng, AREA_CODES), leader_sex, ministry["campus"], "student"])
         day = rng.choice(DAYS)
         capacity = "" if rng.random() < 0.2 else str(rng.randint(15, 40))
         groups.append([f"g{i}-{ministry['code']}", ministry["code"], f"{DAY_SHORT[day]} group {i}", day,
@@ -122,7 +107,7 @@ def main() -> None:
         group = groups[i % len(groups)]
         campus = next(m["campus"] for m in ministries if m["code"] == group[1])
         email = f"joiner{i}@students.example.org"
-        students.append([email, rng.choice(FIRST), rng.choice(LAST), phone(rng), "", "1", campus])
+        students.append([email, rng.choice(FIRST), rng.choice(LAST), phone(rng, AREA_CODES), "", "1", campus])
         memberships.append([group[0], email, f"2026-09-{1 + i % 28:02d}T19:00:00-07:00", "active"])
     write_csv(notify / "students.csv", ["email", "first_name", "last_name", "phone", "sex", "school_year", "campus"],
               students)
@@ -142,7 +127,7 @@ def main() -> None:
         year = rng.randint(1, 5)
         first, last = rng.choice(FIRST), rng.choice(LAST)
         answers.append([f"9/{1 + i % 28}/2026 {10 + i % 12}:{i % 60:02d}:00", first, last,
-                        f"answer{i}@students.example.org", phone(rng),
+                        f"answer{i}@students.example.org", phone(rng, AREA_CODES),
                         rng.choice(["Male", "Female", "male", "F", "M", "Prefer not to say"]),
                         rng.choice(YEARS[year]), campuses[campus] if rng.random() < 0.7 else campus, ministries_text,
                         availability(rng)])

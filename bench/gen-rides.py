@@ -23,10 +23,11 @@ some with a postal code only, a few with the place's name only (typed as people 
 
 from __future__ import annotations
 
-import csv
 import random
 import sys
 from pathlib import Path
+
+from generated import FIRST, LAST, phone, write_csv
 
 SEED = 20261016
 EVENT = "bench-retreat"
@@ -52,24 +53,7 @@ TOWNS = [
 ]
 PLACES = ["Yosemite Hall", "Poly Canyon Village", "Cerro Vista", "Mission Plaza", "Rec Center lot", "Library",
           "Grand Ave lot", "Foothill & Santa Rosa", "Madonna Plaza", "Park & Ride"]
-FIRST = ["Hannah", "Noah", "Emma", "Rubén", "Zoë", "Liam", "Ava", "Mateo", "Chloé", "Kai", "Priya", "Minh",
-         "Seo-yeon", "Olivia", "Elijah", "Sophia", "Levi", "Naomi", "Josiah", "Ruth"]
-LAST = ["Collins", "Mitchell", "Campbell", "Peña", "García", "Nguyễn", "O'Brien", "Kim", "Patel", "Smith",
-        "Johnson", "Lee", "Martínez", "Müller", "Tanaka", "Walker", "Young", "King", "Scott", "Côté"]
-
-
-def write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\r\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-    temporary.rename(path)
-
-
-def phone(rng: random.Random) -> str:
-    return f"({rng.choice(['805', '559', '408', '213'])}) 555-{rng.randint(100, 9999):04d}"
+AREA_CODES = ['805', '559', '408', '213']
 
 
 def pickup(rng: random.Random) -> list[str]:
@@ -113,7 +97,7 @@ def main() -> None:
     students, offers, requests = [], [], []
     for i in range(offer_count):
         email = f"driver{i}@rides.example.org"
-        students.append([email, rng.choice(FIRST), rng.choice(LAST), phone(rng), "", str(rng.randint(1, 5)), CAMPUS,
+        students.append([email, rng.choice(FIRST), rng.choice(LAST), phone(rng, AREA_CODES), "", str(rng.randint(1, 5)), CAMPUS,
                          MINISTRY])
         direction = rng.choices(["both", "to", "from"], weights=[70, 20, 10])[0]
         seats = rng.choices(range(1, 9), weights=[6, 10, 25, 25, 18, 8, 5, 3])[0]
@@ -123,7 +107,7 @@ def main() -> None:
     for i in range(request_count):
         email = f"rider{i}@rides.example.org"
         known = rng.random() < 1 / 3
-        first, last, number = rng.choice(FIRST), rng.choice(LAST), phone(rng)
+        first, last, number = rng.choice(FIRST), rng.choice(LAST), phone(rng, AREA_CODES)
         if known:
             students.append([email, first, last, number, "", str(rng.randint(1, 5)), CAMPUS, MINISTRY])
         direction = rng.choices(["both", "to", "from"], weights=[60, 25, 15])[0]
