@@ -43,3 +43,20 @@ public final class StdoutTransport: MailTransport, @unchecked Sendable {
         }
     }
 }
+
+/// A transport that keeps every message it is given, in order, instead of sending it: a preview
+/// whose messages are printed together afterwards (one JSON document). Safe to share between threads.
+public final class CollectingTransport: MailTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [EmailMessage] = []
+
+    public init() {}
+
+    /// The messages given so far.
+    public var messages: [EmailMessage] { lock.withLock { kept } }
+
+    /// Keeps the message.
+    public func send(_ message: EmailMessage) throws(MailError) {
+        lock.withLock { kept.append(message) }
+    }
+}

@@ -20,16 +20,62 @@ struct CruBatchCommand: ParsableCommand {
         subcommands: [MigrateCommand.self, ImportCommand.self, ValidateCommand.self, ExportCommand.self, NightlyCommand.self, NotifyCommand.self, PlaceCommand.self, RidesCommand.self, RunsCommand.self, UndoCommand.self, ForgetCommand.self, StatusCommand.self]
     )
 
-    /// `crubatch help NAME` for a command that does not exist is a usage error (exit 64) listing the
-    /// commands, not the general help with exit 0.
+    /// Parses and runs the command. A usage error (an unknown command, option or value, or a
+    /// value the command refuses) exits 64 with its message on stderr and, under `--format json`,
+    /// the JSON error object on stdout as every other failure has. A command that does not exist
+    /// (`crubatch NAME` or `crubatch help NAME`) is such an error, listing the commands; help for it
+    /// is not the general help with exit 0.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        let names = configuration.subcommands.map { $0._commandName }
-        if arguments.first == "help", let name = arguments.dropFirst().first, !name.hasPrefix("-"), !names.contains(name) {
-            printError("crubatch: no command \"\(name)\"; the commands are: \(names.joined(separator: ", "))")
-            Foundation.exit(ExitStatus.usage.rawValue)
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+        // The command named, `help NAME`'s name first: a word that names none is a usage error.
+        let named = arguments.first == "help" ? arguments.dropFirst().first : arguments.first
+        if let name = named, !name.hasPrefix("-"), !names.contains(name) {
+            exitWithUsageError("no command \"\(name)\"; the commands are: \(names.joined(separator: ", "))",
+                               arguments: arguments)
         }
-        main(nil)
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            // A failure inside a command has already printed itself (`Console.run`) and ends as its
+            // ExitCode; help and --version end with status 0.
+            if !(error is ExitCode) && exitCode(for: error) != .success && wantsJSON(arguments) {
+                printLine(ReportDocument.json(error: CruBatchError.usage(message(for: error)),
+                                              command: commandPath(arguments)))
+            }
+            exit(withError: error)
+        }
+    }
+
+    private static func exitWithUsageError(_ message: String, arguments: [String]) -> Never {
+        printError("crubatch: \(message)")
+        if wantsJSON(arguments) {
+            printLine(ReportDocument.json(error: CruBatchError.usage(message), command: commandPath(arguments)))
+        }
+        Foundation.exit(ExitStatus.usage.rawValue)
+    }
+
+    /// Whether the arguments ask for `--format json`, read without the parser: a usage error may
+    /// have stopped the parser before it reached that option.
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+            || arguments.contains("--format=json")
+    }
+
+    /// The command the arguments name as far as they name one ("rides pair", "undo"), for the
+    /// JSON document of a usage error; "crubatch" when they name none.
+    static func commandPath(_ arguments: [String]) -> String {
+        var path: [String] = []
+        var command: any ParsableCommand.Type = CruBatchCommand.self
+        for argument in arguments {
+            guard let next = command.configuration.subcommands.first(where: {
+                $0.configuration.commandName == argument
+            }) else { break }
+            path.append(argument)
+            command = next
+        }
+        return path.isEmpty ? "crubatch" : path.joined(separator: " ")
     }
 }
 

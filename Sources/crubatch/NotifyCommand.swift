@@ -134,9 +134,11 @@ struct NotifyCommand: ParsableCommand {
                 return console.finish(MessagePreview(try notifier.preview(kind: preview)))
             }
             let mailTransport: MailTransport
+            // A JSON preview prints its messages inside the one document, after the run.
+            let collector = CollectingTransport()
             switch transport {
             case .stdout:
-                mailTransport = StdoutTransport()
+                mailTransport = console.json ? collector : StdoutTransport()
             case .smtp:
                 guard let url = smtpURL ?? environment["CRUBATCH_SMTP_URL"], !url.isEmpty else {
                     throw CruBatchError.usage("no mail server: give --smtp-url or set CRUBATCH_SMTP_URL (or use --transport stdout)")
@@ -156,6 +158,10 @@ struct NotifyCommand: ParsableCommand {
             let summary = try notifier.deliverDue()
             let status = summary.exitStatus
             // The text summary goes to stderr: stdout carries the messages of a preview.
+            if console.json && transport == .stdout {
+                let messages = collector.messages.map(MessagePreview.init)
+                return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: status)
+            }
             if console.json { return console.finish(summary, status: status) }
             if !(console.quiet && status == .ok) { printError("notify: \(summary.text)") }
             return status

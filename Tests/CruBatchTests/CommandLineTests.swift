@@ -175,6 +175,59 @@ struct CommandLineTests {
         #expect((busy["message"] as? String)?.contains("another import of groups") == true)
     }
 
+    @Test("usage errors under --format json: the JSON error object on stdout, exit 64, the message on stderr too")
+    func jsonUsageErrors() throws {
+        let cases: [(arguments: [String], command: String, mentions: String)] = [
+            (["undo", "abc", "--format", "json"], "undo", "abc"),
+            (["import", "nosuchkind", "x.csv", "--format", "json"], "import", "nosuchkind"),
+            (["status", "--no-such-option", "--format=json"], "status", "--no-such-option"),
+            (["import", "groups", "g.csv", "--sync", "--max-archive", "-5%", "--format", "json"], "import", "--max-archive"),
+            (["import", "groups", "g.csv", "--sync", "--max-archive=-5%", "--format", "json"], "import", "-5%"),
+            (["rides", "pair", "--bogus", "--format", "json"], "rides pair", "--bogus"),
+            (["nightly", "--out", "nightly", "--keep", "0", "--format", "json"], "nightly", "--keep"),
+            (["nosuchcommand", "--format", "json"], "crubatch", "nosuchcommand"),
+            (["help", "nosuch", "--format", "json"], "crubatch", "nosuch"),
+        ]
+        for (arguments, command, mentions) in cases {
+            let result = try CommandResult.run(arguments)
+            #expect(result.status == 64, "\(arguments): exit \(result.status) \(result.stderr)")
+            #expect(!result.stderr.isEmpty, "\(arguments): the human message still goes to stderr")
+            let document = try Self.json(result)
+            #expect(document["format"] as? Int == 1 && document["command"] as? String == command, "\(arguments)")
+            let error = try #require(document["error"] as? [String: Any], "\(arguments): \(result.stdout)")
+            #expect(error["code"] as? String == "usage" && error["exit"] as? Int == 64, "\(arguments)")
+            #expect((error["message"] as? String)?.contains(mentions) == true, "\(arguments): \(error)")
+        }
+        // Without --format json, a usage error prints nothing on stdout; help still exits 0.
+        let text = try CommandResult.run(["undo", "abc"])
+        #expect(text.status == 64 && text.stdout.isEmpty)
+        let help = try CommandResult.run(["undo", "--help", "--format", "json"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: crubatch undo"))
+    }
+
+    @Test("notify --transport stdout --format json: one document with the summary and every message, nothing sent")
+    func jsonPreviewOfDueMessages() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try withScratchDirectory { folder in
+            let placed = try database.run(["place", try Self.placeableAnswer(in: folder)])
+            try #require(placed.status == 0, "\(placed.stderr)")
+            let pending = try database.count("select count(*) from notifications where status = 'pending'")
+            try #require(pending > 0)
+            let result = try database.run(["notify", "--transport", "stdout", "--format", "json", "--no-digest"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let document = try Self.json(result)
+            #expect(document["command"] as? String == "notify" && document["preview"] as? Bool == true)
+            let messages = try #require(document["messages"] as? [[String: Any]], "\(result.stdout)")
+            #expect(messages.count == pending && document["previewed"] as? Int == pending)
+            for message in messages {
+                #expect((message["to"] as? [String])?.isEmpty == false && (message["subject"] as? String)?.isEmpty == false)
+                #expect((message["body"] as? String)?.isEmpty == false)
+            }
+            #expect(!result.stdout.contains("\nSubject: "), "raw messages leaked onto stdout")
+            #expect(try database.count("select count(*) from notifications where status = 'pending'") == pending)
+        }
+    }
+
     @Test("help for a command that does not exist is a usage error listing the commands")
     func helpUnknownCommand() throws {
         let result = try CommandResult.run(["help", "nosuch"])

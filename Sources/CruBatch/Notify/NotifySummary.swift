@@ -87,3 +87,25 @@ public struct NotifyStop: Sendable, Equatable, Encodable {
         message = "\(count) messages in a row failed, the last: \(error.message)"
     }
 }
+
+/// `notify --transport stdout --format json`: the run's summary and every previewed message, as one
+/// document (`{"previewed": 2, ..., "messages": [{"from": ..., "to": [...], "subject": ...}]}`).
+public struct NotifyPreviewReport: CommandReport {
+    public let summary: NotifySummary
+    public let messages: [MessagePreview]
+
+    public init(summary: NotifySummary, messages: [MessagePreview]) {
+        self.summary = summary
+        self.messages = messages
+    }
+
+    private enum CodingKeys: String, CodingKey { case messages }
+
+    public func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(messages, forKey: .messages)
+    }
+
+    public var text: String { summary.text }
+}
