@@ -25,6 +25,10 @@ public struct MessageTemplates: Sendable {
 
     private let templates: [String: Template]
 
+    /// The largest template file read, in bytes. A message's wording is a few kilobytes; anything
+    /// near this is a mistake (a wrong file, a generated one), refused before it is read whole.
+    public static let maximumFileSize = 64 * 1024
+
     /// Loads the `defaults` (name → template text), then every `*.mustache` file in `directory`
     /// over them. A file whose name is not one of `schemas`' is refused rather than ignored.
     public init(defaults: [String: String], schemas: [String: TemplateSchema],
@@ -40,7 +44,7 @@ public struct MessageTemplates: Sendable {
                     throw TemplateError(file: file.path, message: "no message is called \"\(name)\"; "
                         + "template files are named: " + schemas.keys.sorted().map { "\($0).mustache" }.joined(separator: ", "))
                 }
-                let data = FileManager.default.contents(atPath: file.path) ?? Data()
+                let data = try Self.read(file)
                 guard let text = String(data: data, encoding: .utf8) else {
                     throw TemplateError(file: file.path, message: "not UTF-8 text: save it as UTF-8")
                 }
@@ -56,6 +60,23 @@ public struct MessageTemplates: Sendable {
         guard let template = templates[name] else { return RenderedMessage(subject: "", body: "") }
         let subject = template.subject.render(values).split(whereSeparator: \.isNewline).joined(separator: " ")
         return RenderedMessage(subject: subject.trimmingWhitespace(), body: template.body.render(values))
+    }
+
+    /// The bytes of a template file, refused past `maximumFileSize`.
+    private static func read(_ file: URL) throws(TemplateError) -> Data {
+        let data: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+        } catch {
+            throw TemplateError(file: file.path, message: "cannot read the template: \(error.localizedDescription)")
+        }
+        guard data.count <= maximumFileSize else {
+            throw TemplateError(file: file.path, message: "a template may be at most \(maximumFileSize / 1024) KB; "
+                + "this file is larger: is it the right file?")
+        }
+        return data
     }
 
     private static func templateFiles(in directory: URL) throws(TemplateError) -> [URL] {

@@ -1,6 +1,6 @@
 import CruBatchTestSupport
 import Foundation
-import MessageTemplates
+@testable import MessageTemplates
 import Testing
 
 @Suite struct MessageTemplatesTests {
@@ -128,5 +128,41 @@ import Testing
             try MessageTemplates(defaults: Self.defaults, schemas: ["joined": Self.schema],
                                  directory: URL(fileURLWithPath: "/nonexistent/templates"))
         }
+    }
+
+    /// Checking a template reads it once from start to end: 40,000 fields are checked in a moment,
+    /// where each tag once made the checker re-read the rest of the text (42 s).
+    @Test(.timeLimit(.minutes(1))) func checkingIsLinearInTheTemplatesLength() throws {
+        let body = String(repeating: "{{student_name}} ", count: 40_000)
+        let started = ContinuousClock.now
+        try TagChecker(file: "big.mustache", schema: Self.schema).check(body, line: 3, column: 1)
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(10), "checking took \(elapsed)")
+        // And it still finds a fault at the very end, with its position.
+        #expect(throws: TemplateError(file: "big.mustache", line: 3, column: 40_000 * 17 + 1,
+                                      message: "unknown field \"nope\"; the fields here are: group_name, leaders, phone, student_name")) {
+            try TagChecker(file: "big.mustache", schema: Self.schema).check(body + "{{nope}}", line: 3, column: 1)
+        }
+    }
+
+    /// The renderer's own parser slows with a template's length, so the file limit keeps its worst
+    /// case (a file of nothing but tags) to about a second.
+    @Test(.timeLimit(.minutes(1))) func aTemplateAtTheSizeLimitLoadsInBoundedTime() throws {
+        var text = "Subject: {{group_name}}\n\n"
+        while text.utf8.count + 16 <= MessageTemplates.maximumFileSize { text += "{{student_name}}" }
+        let started = ContinuousClock.now
+        #expect(try loadError(text) == nil)
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(20), "loading took \(elapsed)")
+    }
+
+    @Test func aTemplateFileOverTheSizeLimitIsRefusedBeforeItIsRead() throws {
+        let text = "Subject: {{group_name}}\n\n" + String(repeating: "x", count: MessageTemplates.maximumFileSize)
+        let error = try #require(try loadError(text))
+        #expect(error.file.hasSuffix("joined.mustache"))
+        #expect(error.message.contains("at most 64 KB"), "\(error.message)")
+        // At the limit it loads.
+        let fits = "Subject: {{group_name}}\n\n" + String(repeating: "x", count: MessageTemplates.maximumFileSize - 30)
+        #expect(try loadError(fits) == nil)
     }
 }
