@@ -228,7 +228,7 @@ public struct Importer {
             if options.waitForLock {
                 try connection.advisoryLock(Self.lockKey(kind))
             } else if try !connection.tryAdvisoryLock(Self.lockKey(kind)) {
-                throw CruBatchError.lockHeld("another import of \(kind.rawValue)")
+                throw CruBatchError.lockHeld("another import of \(kind.rawValue) (or a place, rides pair, undo or forget that writes it)")
             }
         }
     }

@@ -76,9 +76,11 @@ public struct Placer {
         let runID = try runLog.start(kind: "place", file: displayName, dryRun: options.dryRun)
         try connection.execute("begin")
         do {
-            guard try connection.query("select pg_try_advisory_xact_lock(\(Self.lockKey))").scalar(Bool.self) else {
-                throw CruBatchError.lockHeld("another crubatch place")
-            }
+            // The groups it places into, the students it writes and their memberships must not change
+            // under it: an import of those kinds (a sync archiving a group) waits for place, or place
+            // for it.
+            try WriterLocks.hold([.students, .groups, .memberships], on: connection,
+                                 against: "another crubatch place, or an import of students, groups or memberships,")
             try runLog.record(as: runID)
             try options.messages.apply(on: connection)
             try placement.load()
