@@ -5,12 +5,13 @@ import FoundationXML
 
 /// The workbook's shared string table, which cells of type `s` index. Every string is held (a
 /// cell may point at any of them) in one UTF-8 buffer with end offsets: far less memory than an
-/// array of strings when a sheet has millions of distinct emails. A string longer than a cell may be
-/// is not held: the cells that use it are refused.
+/// array of strings when a sheet has millions of distinct emails. Reading stops at a string longer
+/// than a cell may be (a ZIP bomb's, often): the cells that use it, or a string after it, are refused.
 struct SharedStrings: Sendable {
     private var bytes: [UInt8] = []
     private var ends: [Int] = []
-    private var oversized: Set<Int> = []
+    /// The index of the string too long to hold, where reading stopped.
+    private(set) var oversizedIndex: Int?
 
     var count: Int { ends.count }
     /// The memory the table takes: its text and an end offset a string.
@@ -21,9 +22,6 @@ struct SharedStrings: Sendable {
         let start = index == 0 ? 0 : ends[index - 1]
         return String(decoding: bytes[start..<ends[index]], as: UTF8.self)
     }
-
-    /// Whether the string at `index` was too long to hold.
-    func isOversized(_ index: Int) -> Bool { oversized.contains(index) }
 
     mutating func append(_ text: String) {
         bytes.append(contentsOf: decodingOOXMLEscapes(text).utf8)
@@ -38,6 +36,7 @@ struct SharedStrings: Sendable {
         let parser = XMLParser(stream: stream)
         parser.delegate = collector
         let parsed = parser.parse()
+        if collector.strings.oversizedIndex != nil { return collector.strings }
         if collector.isOverLimit {
             throw .notAWorkbook(path: package.path, reason: "its shared strings take more than "
                                 + "\(WorkbookLimits.size(package.limits.maxSharedStringBytes)) of memory, more than crubatch holds")
@@ -84,13 +83,16 @@ struct SharedStrings: Sendable {
         func parser(_ parser: XMLParser, foundCharacters string: String) {
             guard inText else { return }
             textBytes += string.utf8.count
-            if textBytes <= maxTextBytes { text += string } else { text = "" }
+            text += string
+            if textBytes > maxTextBytes {
+                strings.oversizedIndex = strings.count
+                parser.abortParsing()
+            }
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
             switch localName(elementName) {
             case "si":
-                if textBytes > maxTextBytes { strings.oversized.insert(strings.count) }
                 strings.append(text)
                 if strings.heldBytes > maxHeldBytes {
                     isOverLimit = true

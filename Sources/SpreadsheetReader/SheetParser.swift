@@ -267,13 +267,16 @@ private final class SheetParser: NSObject, XMLParserDelegate {
     /// The text of a shared-string cell, whose value is the string's index.
     private func sharedString() throws(SheetFailure) -> String {
         if value.isEmpty { return "" }
+        if let index = Int(value), let oversized = context.strings.oversizedIndex, index >= oversized {
+            let limit = context.limits.maxCellBytes
+            throw SheetFailure(row: row.number, column: column, code: .fieldTooLong, message: index == oversized
+                               ? "a cell is longer than \(limit) bytes"
+                               : "the cell's shared string \(index) comes after string \(oversized), which is longer than "
+                                 + "\(limit) bytes: crubatch read no further")
+        }
         guard let index = Int(value), let text = context.strings[index] else {
             throw SheetFailure(row: row.number, column: column, message: "the cell points at shared string \(value), and the "
                                + "workbook has \(context.strings.count) (0 to \(context.strings.count - 1))")
-        }
-        if context.strings.isOversized(index) {
-            throw SheetFailure(row: row.number, column: column, code: .fieldTooLong,
-                               message: "a cell is longer than \(context.limits.maxCellBytes) bytes")
         }
         return text
     }

@@ -249,15 +249,21 @@ struct WorkbookReaderTests {
     func cellLimit() throws {
         let limits = WorkbookLimits(maxCellBytes: 100)
         var builder = PackageBuilder()
-        builder.sharedStrings = ["<si><t>\(String(repeating: "s", count: 101))</t></si>", "<si><t>\(String(repeating: "s", count: 100))</t></si>"]
+        // Reading the shared strings stops at the first one too long: string 2 is never read.
+        builder.sharedStrings = [String(repeating: "s", count: 100), String(repeating: "s", count: 101), "after"]
+            .map { "<si><t>\($0)</t></si>" }
         builder.addSheet("Inline", rows: textRow(1, ["a", "b"]) + textRow(2, ["x", String(repeating: "é", count: 51)]))
         builder.addSheet("Value", rows: textRow(1, ["a"]) + #"<row r="2"><c r="A2"><v>\#(String(repeating: "1", count: 101))</v></c></row>"#)
-        builder.addSheet("Shared", rows: textRow(1, ["a", "b"]) + #"<row r="2"><c r="A2" t="s"><v>1</v></c><c r="B2" t="s"><v>0</v></c></row>"#)
-        for (sheet, cell) in [("Inline", "B2"), ("Value", "A2"), ("Shared", "B2")] {
+        builder.addSheet("Shared", rows: textRow(1, ["a", "b"]) + #"<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>1</v></c></row>"#)
+        builder.addSheet("After", rows: textRow(1, ["a"]) + #"<row r="2"><c r="A2" t="s"><v>2</v></c></row>"#)
+        let cases = [("Inline", "B2", "a cell is longer than 100 bytes"), ("Value", "A2", "a cell is longer than 100 bytes"),
+                     ("Shared", "B2", "a cell is longer than 100 bytes"),
+                     ("After", "A2", "shared string 2 comes after string 1, which is longer than 100 bytes: crubatch read no further")]
+        for (sheet, cell, message) in cases {
             let outcome = try read(builder, sheet: sheet, limits: limits)
             let problem = try #require(outcome.diagnostic, "\(sheet)")
             #expect(problem.rendered.hasPrefix("book.xlsx:\(sheet)!\(cell): error[field-too-long]: "), "\(problem.rendered)")
-            #expect(problem.message.contains("a cell is longer than 100 bytes"))
+            #expect(problem.message.contains(message), "\(problem.message)")
         }
     }
 
