@@ -104,8 +104,8 @@ public enum ICalendarReader {
             utf8.append($0)
         }
         guard !broken && isComplete else {
-            throw ICalendarSyntaxError(line: utf8.count { $0 == 0x0A } + 1,
-                                       message: "the file starts with a UTF-16 byte order mark, and this line is not UTF-16 text")
+            let message = "the file starts with a UTF-16 byte order mark, and this line is not UTF-16 text"
+            throw ICalendarSyntaxError(line: utf8.count { $0 == 0x0A } + 1, message: message)
         }
         return utf8
     }

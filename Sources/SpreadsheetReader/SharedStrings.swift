@@ -38,8 +38,9 @@ struct SharedStrings: Sendable {
         let parsed = parser.parse()
         if collector.strings.oversizedIndex != nil { return collector.strings }
         if collector.isOverLimit {
-            throw .notAWorkbook(path: package.path, reason: "its shared strings take more than "
-                                + "\(WorkbookLimits.size(package.limits.maxSharedStringBytes)) of memory, more than crubatch holds")
+            let limit = WorkbookLimits.size(package.limits.maxSharedStringBytes)
+            throw .notAWorkbook(path: package.path, reason: "its shared strings take more than \(limit) of memory, "
+                                + "more than crubatch holds")
         }
         guard parsed && collector.complete else {
             let reason = stream.failure?.message ?? (parser.parserError == nil ? "its XML ends before it is complete" : malformedXML(parser))

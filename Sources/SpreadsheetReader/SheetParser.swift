@@ -157,8 +157,9 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         case "row":
             let number = attributes["r"].map { Int($0) ?? 0 } ?? row.number + 1
             guard (1...Self.maxRow).contains(number) else {
-                return fail(parser, SheetFailure(row: row.number, message: "a row is numbered \(attributes["r"] ?? String(number)), "
-                                                 + "outside the rows a sheet can have (1 to \(Self.maxRow))"))
+                let message = "a row is numbered \(attributes["r"] ?? String(number)), "
+                    + "outside the rows a sheet can have (1 to \(Self.maxRow))"
+                return fail(parser, SheetFailure(row: row.number, message: message))
             }
             row = SheetRow(number: number, cells: [])
             column = 0
@@ -167,7 +168,8 @@ private final class SheetParser: NSObject, XMLParserDelegate {
             let next = reference.map { Self.column(ofReference: $0) ?? 0 } ?? column + 1
             guard (1...Self.maxColumn).contains(next) else {
                 let cell = reference.map { "a cell's reference \"\($0)\"" } ?? "a cell after column XFD"
-                return fail(parser, SheetFailure(row: row.number, message: cell + " is outside the columns a sheet can have (A to XFD)"))
+                let message = cell + " is outside the columns a sheet can have (A to XFD)"
+                return fail(parser, SheetFailure(row: row.number, message: message))
             }
             column = next
             type = attributes["t"] ?? "n"
@@ -269,14 +271,15 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         if value.isEmpty { return "" }
         if let index = Int(value), let oversized = context.strings.oversizedIndex, index >= oversized {
             let limit = context.limits.maxCellBytes
-            throw SheetFailure(row: row.number, column: column, code: .fieldTooLong, message: index == oversized
-                               ? "a cell is longer than \(limit) bytes"
-                               : "the cell's shared string \(index) comes after string \(oversized), which is longer than "
-                                 + "\(limit) bytes: crubatch read no further")
+            let message = index == oversized ? "a cell is longer than \(limit) bytes"
+                : "the cell's shared string \(index) comes after string \(oversized), "
+                    + "which is longer than \(limit) bytes: crubatch read no further"
+            throw SheetFailure(row: row.number, column: column, code: .fieldTooLong, message: message)
         }
         guard let index = Int(value), let text = context.strings[index] else {
-            throw SheetFailure(row: row.number, column: column, message: "the cell points at shared string \(value), and the "
-                               + "workbook has \(context.strings.count) (0 to \(context.strings.count - 1))")
+            let message = "the cell points at shared string \(value), "
+                + "and the workbook has \(context.strings.count) (0 to \(context.strings.count - 1))"
+            throw SheetFailure(row: row.number, column: column, message: message)
         }
         return text
     }

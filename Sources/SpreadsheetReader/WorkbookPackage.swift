@@ -82,7 +82,8 @@ struct PartReadFailure: Error, Sendable {
 
     /// A part that inflates to more than `limit` bytes: a ZIP bomb, or a sheet too large to import.
     static func inflates(_ part: String, past limit: Int) -> PartReadFailure {
-        PartReadFailure(message: "\(part) inflates to more than \(WorkbookLimits.size(limit)), more than crubatch reads from one part")
+        PartReadFailure(message: "\(part) inflates to more than \(WorkbookLimits.size(limit)), "
+                            + "more than crubatch reads from one part")
     }
 }
 
@@ -107,7 +108,9 @@ final class PartInputStream: InputStream {
         Thread.detachNewThread {
             do {
                 let archive = try Archive(url: URL(fileURLWithPath: packagePath), accessMode: .read)
-                guard let entry = archive[part] else { throw PartReadFailure(message: "the package has no part \(part)") }
+                guard let entry = archive[part] else {
+                    throw PartReadFailure(message: "the package has no part \(part)")
+                }
                 var inflated = 0
                 let checksum = try archive.extract(entry, bufferSize: 1 << 16, skipCRC32: false) { chunk in
                     inflated += chunk.count

@@ -99,10 +99,12 @@ public final class XLSXTableReader: TableReader {
     }
 
     private static func malformed(_ failure: SheetFailure, file: String, sheet: String?) -> Diagnostic {
-        Diagnostic(file: file, sheet: sheet, line: max(failure.row, 1), column: failure.column, code: failure.code,
-                   message: "the sheet cannot be read from this \(failure.column == nil ? "row" : "cell") on: \(failure.message)",
-                   hint: failure.code == .fieldTooLong ? "shorten the cell, or check that the file is the one you meant"
-                       : "the file is damaged; open it in Excel or LibreOffice and save it again")
+        let place = failure.column == nil ? "row" : "cell"
+        let message = "the sheet cannot be read from this \(place) on: \(failure.message)"
+        let hint = failure.code == .fieldTooLong ? "shorten the cell, or check that the file is the one you meant"
+            : "the file is damaged; open it in Excel or LibreOffice and save it again"
+        return Diagnostic(file: file, sheet: sheet, line: max(failure.row, 1), column: failure.column,
+                          code: failure.code, message: message, hint: hint)
     }
 
     private static func sha256(of path: String) -> String? {

@@ -86,8 +86,9 @@ struct SheetOutcome {
 func readWorkbook(_ path: String, sheet: String? = nil, limits: WorkbookLimits? = nil) throws -> SheetOutcome {
     var outcome = SheetOutcome()
     do {
-        let table = try limits.map { try XLSXTableReader(path: path, displayName: "book.xlsx", sheet: sheet, limits: $0) }
-            ?? TableFile.open(path: path, options: CSVReader.Options(displayName: "book.xlsx"), sheet: sheet)
+        let table = try limits.map {
+            try XLSXTableReader(path: path, displayName: "book.xlsx", sheet: sheet, limits: $0)
+        } ?? TableFile.open(path: path, options: CSVReader.Options(displayName: "book.xlsx"), sheet: sheet)
         outcome.header = table.header
         outcome.sheet = table.sheet
         outcome.warnings = table.takeWarnings()

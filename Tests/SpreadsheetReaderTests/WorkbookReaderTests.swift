@@ -190,7 +190,8 @@ struct WorkbookReaderTests {
         var builder = PackageBuilder()
         builder.addSheet("Sheet1", rows: textRow(1, ["email"]) + textRow(2, ["a@x.edu"]))
         let outcome = try withScratchDirectory { folder in
-            try writeZip(builder.parts, to: folder + "/book.xlsx", claimedSizes: ["xl/worksheets/sheet1.xml": String(UInt64.max)])
+            let claimed = ["xl/worksheets/sheet1.xml": String(UInt64.max)]
+            try writeZip(builder.parts, to: folder + "/book.xlsx", claimedSizes: claimed)
             return try readWorkbook(folder + "/book.xlsx")
         }
         #expect(outcome.diagnostic == nil && outcome.rows.map(\.cells) == [["a@x.edu"]])
@@ -200,21 +201,25 @@ struct WorkbookReaderTests {
     func sharedStringOutOfRange() throws {
         var builder = PackageBuilder()
         builder.sharedStrings = ["<si><t>email</t></si>", "<si><t>a@x.edu</t></si>"]
-        builder.addSheet("Sheet1", rows: #"<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="2"><c r="A2" t="s"><v>1</v></c></row>"#
-            + #"<row r="3"><c r="A3" t="s"><v>2</v></c></row>"#)
+        builder.addSheet("Sheet1", rows: (1...3).map { row in
+            #"<row r="\#(row)"><c r="A\#(row)" t="s"><v>\#(row - 1)</v></c></row>"#
+        }.joined())
         let outcome = try read(builder)
         #expect(outcome.rows.map(\.cells) == [["a@x.edu"]])
         let problem = try #require(outcome.diagnostic)
         #expect(problem.rendered.hasPrefix("book.xlsx:Sheet1!A3: error[malformed-workbook]: "), "\(problem.rendered)")
-        #expect(problem.message.contains("points at shared string 2, and the workbook has 2 (0 to 1)"), "\(problem.message)")
+        #expect(problem.message.contains("points at shared string 2, and the workbook has 2 (0 to 1)"),
+                "\(problem.message)")
     }
 
     @Test("references and row numbers outside a sheet are malformed-workbook, never an overflow", arguments: [
-        (#"<row r="99999999999999999999999"><c r="A2" t="inlineStr"><is><t>x</t></is></c></row>"#, "a row is numbered 99999999999999999999999"),
+        (#"<row r="99999999999999999999999"><c r="A2" t="inlineStr"><is><t>x</t></is></c></row>"#,
+         "a row is numbered 99999999999999999999999"),
         (#"<row r="0"/>"#, "a row is numbered 0"),
         (#"<row r="1048576"/><row><c t="inlineStr"><is><t>x</t></is></c></row>"#, "a row is numbered 1048577"),
-        (#"<row r="2"><c r="AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA2" t="inlineStr"><is><t>x</t></is></c></row>"#, #""AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA2" is outside"#),
-        (#"<row r="2"><c r="XFE2" t="inlineStr"><is><t>x</t></is></c></row>"#, #""XFE2" is outside the columns a sheet can have (A to XFD)"#),
+        (#"<row r="2"><c r="\#(String(repeating: "A", count: 30))2"><v>1</v></c></row>"#,
+         #"reference "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA2" is outside"#),
+        (#"<row r="2"><c r="XFE2"><v>1</v></c></row>"#, #""XFE2" is outside the columns a sheet can have (A to XFD)"#),
         (#"<row r="2"><c r="XFD2"><v>1</v></c><c><v>2</v></c></row>"#, "a cell after column XFD is outside"),
     ])
     func outOfSheetReferences(rows: String, message: String) throws {
@@ -253,16 +258,20 @@ struct WorkbookReaderTests {
         builder.sharedStrings = [String(repeating: "s", count: 100), String(repeating: "s", count: 101), "after"]
             .map { "<si><t>\($0)</t></si>" }
         builder.addSheet("Inline", rows: textRow(1, ["a", "b"]) + textRow(2, ["x", String(repeating: "é", count: 51)]))
-        builder.addSheet("Value", rows: textRow(1, ["a"]) + #"<row r="2"><c r="A2"><v>\#(String(repeating: "1", count: 101))</v></c></row>"#)
-        builder.addSheet("Shared", rows: textRow(1, ["a", "b"]) + #"<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>1</v></c></row>"#)
+        let digits = String(repeating: "1", count: 101)
+        builder.addSheet("Value", rows: textRow(1, ["a"]) + #"<row r="2"><c r="A2"><v>\#(digits)</v></c></row>"#)
+        builder.addSheet("Shared", rows: textRow(1, ["a", "b"])
+            + #"<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>1</v></c></row>"#)
         builder.addSheet("After", rows: textRow(1, ["a"]) + #"<row r="2"><c r="A2" t="s"><v>2</v></c></row>"#)
-        let cases = [("Inline", "B2", "a cell is longer than 100 bytes"), ("Value", "A2", "a cell is longer than 100 bytes"),
-                     ("Shared", "B2", "a cell is longer than 100 bytes"),
-                     ("After", "A2", "shared string 2 comes after string 1, which is longer than 100 bytes: crubatch read no further")]
+        let tooLong = "a cell is longer than 100 bytes"
+        let cases = [("Inline", "B2", tooLong), ("Value", "A2", tooLong), ("Shared", "B2", tooLong),
+                     ("After", "A2", "shared string 2 comes after string 1, which is longer than 100 bytes: "
+                        + "crubatch read no further")]
         for (sheet, cell, message) in cases {
             let outcome = try read(builder, sheet: sheet, limits: limits)
             let problem = try #require(outcome.diagnostic, "\(sheet)")
-            #expect(problem.rendered.hasPrefix("book.xlsx:\(sheet)!\(cell): error[field-too-long]: "), "\(problem.rendered)")
+            #expect(problem.rendered.hasPrefix("book.xlsx:\(sheet)!\(cell): error[field-too-long]: "),
+                    "\(problem.rendered)")
             #expect(problem.message.contains(message), "\(problem.message)")
         }
     }
@@ -276,7 +285,8 @@ struct WorkbookReaderTests {
         let outcome = try read(builder, limits: WorkbookLimits(maxPartBytes: 100_000))
         let sheet = try #require(outcome.diagnostic)
         #expect(sheet.code == .malformedWorkbook && sheet.line > 2 && outcome.rows.count == sheet.line - 2)
-        #expect(sheet.message.contains("xl/worksheets/sheet1.xml inflates to more than 100000 bytes"), "\(sheet.message)")
+        #expect(sheet.message.contains("xl/worksheets/sheet1.xml inflates to more than 100000 bytes"),
+                "\(sheet.message)")
 
         do {
             _ = try read(builder, limits: WorkbookLimits(maxWholePartBytes: 200))

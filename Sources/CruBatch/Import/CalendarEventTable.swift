@@ -99,7 +99,8 @@ final class CalendarEventTable: TableReader {
                   "recurrence", "exceptions"] + (owner == nil ? [] : ["ministries"])
         guard ICalendarReader.looksLikeICalendar(bytes) else {
             throw Diagnostic(file: displayName, line: 1, code: .malformedCalendar,
-                             message: "the file is named .ics but does not start with BEGIN:VCALENDAR: it is not an iCalendar file",
+                             message: "the file is named .ics but does not start with BEGIN:VCALENDAR: "
+                                 + "it is not an iCalendar file",
                              hint: "export the calendar again from Google Calendar, Outlook or Apple Calendar")
         }
         let file: ICalendarFile
