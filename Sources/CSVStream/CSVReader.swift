@@ -182,6 +182,13 @@ public final class CSVReader {
         bytes.append(contentsOf: readBuffer[0..<count])
         if !started {
             started = true
+            if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+                throw Diagnostic(
+                    file: displayName, line: 1, code: .encodingError,
+                    message: "the file is UTF-16 text (it starts with a UTF-16 byte order mark), "
+                        + "which crubatch does not read",
+                    hint: "save it as \"CSV UTF-8\" (Excel's \"Unicode Text\" is UTF-16)")
+            }
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
                 bytes.removeFirst(3)
                 bomLength = 3

@@ -36,7 +36,8 @@ public struct CalendarComponent: Sendable, Equatable {
     public func property(_ name: String) -> ContentLine? { properties.first { $0.name == name } }
 }
 
-/// Reads the structure of an iCalendar file: UTF-8 text (a BOM is skipped), lines ending in CRLF
+/// Reads the structure of an iCalendar file: UTF-8 text (a BOM is skipped; UTF-16 with a byte order
+/// mark, as Outlook saves "Unicode" calendars, is transcoded first), lines ending in CRLF
 /// or LF, folded lines joined (a line starting with a space or a tab continues the one before, even
 /// inside a UTF-8 sequence), content lines split into name, parameters and value, and BEGIN/END
 /// nesting checked. It knows no property's meaning; `ICalendarFile` reads the events.
@@ -45,7 +46,7 @@ public enum ICalendarReader {
     public static func components(of bytes: [UInt8]) throws(ICalendarSyntaxError) -> [CalendarComponent] {
         var stack: [CalendarComponent] = []
         var finished: [CalendarComponent] = []
-        for line in try contentLines(of: bytes) {
+        for line in try contentLines(of: try utf8Text(of: bytes)) {
             switch line.name {
             case "BEGIN":
                 stack.append(CalendarComponent(name: line.value.uppercased(), line: line.line))
@@ -83,12 +84,48 @@ public enum ICalendarReader {
         return finished
     }
 
-    /// Whether the bytes look like an iCalendar file: `BEGIN:VCALENDAR` first, after a BOM and blank lines.
+    /// Whether the bytes look like an iCalendar file: `BEGIN:VCALENDAR` first, after a BOM and blank
+    /// lines, in UTF-8 or UTF-16.
     public static func looksLikeICalendar(_ bytes: [UInt8]) -> Bool {
-        let text = bytes.dropFirst(bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0)
+        let utf8 = utf16CodeUnits(of: bytes).map { Array(String(decoding: $0.units, as: UTF16.self).utf8) } ?? bytes
+        let text = utf8.dropFirst(utf8.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0)
             .drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         let expected = "BEGIN:VCALENDAR"
         return String(decoding: text.prefix(expected.utf8.count), as: UTF8.self).uppercased() == expected
+    }
+
+    /// The bytes of a UTF-16 file (one that starts with a byte order mark, little or big endian) as
+    /// UTF-8, line for line; any other file's bytes as they are.
+    static func utf8Text(of bytes: [UInt8]) throws(ICalendarSyntaxError) -> [UInt8] {
+        guard let (units, isComplete) = utf16CodeUnits(of: bytes) else { return bytes }
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(units.count)
+        let broken = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) {
+            utf8.append($0)
+        }
+        guard !broken && isComplete else {
+            let message = "the file starts with a UTF-16 byte order mark, and this line is not UTF-16 text"
+            throw ICalendarSyntaxError(line: utf8.count { $0 == 0x0A } + 1, message: message)
+        }
+        return utf8
+    }
+
+    /// The code units after a UTF-16 byte order mark, and whether the bytes held a whole number of
+    /// them; nil without a byte order mark.
+    private static func utf16CodeUnits(of bytes: [UInt8]) -> (units: [UInt16], isComplete: Bool)? {
+        let bigEndian: Bool
+        if bytes.starts(with: [0xFF, 0xFE]) {
+            bigEndian = false
+        } else if bytes.starts(with: [0xFE, 0xFF]) {
+            bigEndian = true
+        } else {
+            return nil
+        }
+        let units = stride(from: 2, to: bytes.count - 1, by: 2).map { index in
+            let (first, second) = (UInt16(bytes[index]), UInt16(bytes[index + 1]))
+            return bigEndian ? first << 8 | second : second << 8 | first
+        }
+        return (units, bytes.count % 2 == 0)
     }
 
     /// The unfolded content lines, each with its first physical line; empty lines are skipped.

@@ -1,3 +1,4 @@
+import CSVStream
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -20,9 +21,11 @@ struct UncalculatedFormula: Sendable {
     var formula: String
 }
 
-/// Why a worksheet stopped being readable part-way, and at which row.
+/// Why a worksheet stopped being readable part-way, at which row and, for one cell, which column.
 struct SheetFailure: Error, Sendable {
     var row: Int
+    var column: Int?
+    var code = DiagnosticCode.malformedWorkbook
     var message: String
 }
 
@@ -37,6 +40,7 @@ struct SheetContext: Sendable {
     var strings: SharedStrings
     var styles: CellStyles
     var dateSystem: DateSystem
+    var limits: WorkbookLimits
 }
 
 /// The rows of one worksheet, parsed on a thread of their own while the caller works on earlier
@@ -54,7 +58,7 @@ final class SheetRowStream {
         let batches = batches, parserDone = parserDone
         Thread.detachNewThread {
             defer { parserDone.signal() }
-            let stream = PartInputStream(packagePath: packagePath, part: part)
+            let stream = PartInputStream(packagePath: packagePath, part: part, limit: context.limits.maxPartBytes)
             defer { stream.cancel() }
             SheetParser(context: context, stream: stream, output: batches).run()
         }
@@ -83,11 +87,17 @@ final class SheetRowStream {
 private final class SheetParser: NSObject, XMLParserDelegate {
     private enum Capture { case none, value, formula, inlineText }
 
+    /// The last row and column a sheet can have (Excel's 1,048,576 rows and XFD columns).
+    static let maxRow = 1_048_576
+    static let maxColumn = 16_384
+
     private let context: SheetContext
     private let stream: PartInputStream
     private let output: BoundedQueue<RowBatch, SheetFailure>
     private var rows: [SheetRow] = []
     private var cancelled = false
+    /// Why parsing stopped at a cell or row that cannot be read.
+    private var failure: SheetFailure?
     /// Whether the root element closed: a stream that ends early is not always an XML error.
     private var complete = false
 
@@ -99,6 +109,8 @@ private final class SheetParser: NSObject, XMLParserDelegate {
     private var formula = ""
     private var hasFormula = false
     private var inlineText = ""
+    /// UTF-8 bytes of the cell's value, formula and inline text so far.
+    private var cellBytes = 0
     private var inInlineString = false
     private var phoneticDepth = 0
     private var capture = Capture.none
@@ -114,6 +126,11 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         parser.delegate = self
         let parsed = parser.parse()
         if cancelled { return }
+        if let failure {
+            flush()
+            output.finish(failure: failure)
+            return
+        }
         guard parsed && complete else {
             let reason = stream.failure?.message ?? (parser.parserError == nil ? "the sheet's XML ends before it is complete" : malformedXML(parser))
             flush()
@@ -138,16 +155,30 @@ private final class SheetParser: NSObject, XMLParserDelegate {
                 attributes: [String: String] = [:]) {
         switch elementName.utf8.contains(UInt8(ascii: ":")) ? localName(elementName) : elementName {
         case "row":
-            row = SheetRow(number: attributes["r"].flatMap { Int($0) } ?? row.number + 1, cells: [])
+            let number = attributes["r"].map { Int($0) ?? 0 } ?? row.number + 1
+            guard (1...Self.maxRow).contains(number) else {
+                let message = "a row is numbered \(attributes["r"] ?? String(number)), "
+                    + "outside the rows a sheet can have (1 to \(Self.maxRow))"
+                return fail(parser, SheetFailure(row: row.number, message: message))
+            }
+            row = SheetRow(number: number, cells: [])
             column = 0
         case "c":
-            column = attributes["r"].flatMap(Self.column(ofReference:)) ?? column + 1
+            let reference = attributes["r"]
+            let next = reference.map { Self.column(ofReference: $0) ?? 0 } ?? column + 1
+            guard (1...Self.maxColumn).contains(next) else {
+                let cell = reference.map { "a cell's reference \"\($0)\"" } ?? "a cell after column XFD"
+                let message = cell + " is outside the columns a sheet can have (A to XFD)"
+                return fail(parser, SheetFailure(row: row.number, message: message))
+            }
+            column = next
             type = attributes["t"] ?? "n"
             style = attributes["s"].flatMap { Int($0) } ?? 0
             value = ""
             formula = ""
             hasFormula = false
             inlineText = ""
+            cellBytes = 0
         case "v":
             capture = .value
         case "f":
@@ -165,6 +196,12 @@ private final class SheetParser: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if capture == .none { return }
+        cellBytes += string.utf8.count
+        if cellBytes > context.limits.maxCellBytes {
+            return fail(parser, SheetFailure(row: row.number, column: column, code: .fieldTooLong,
+                                             message: "a cell is longer than \(context.limits.maxCellBytes) bytes"))
+        }
         switch capture {
         case .none: break
         case .value: value += string
@@ -182,7 +219,11 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         case "rPh":
             phoneticDepth -= 1
         case "c":
-            endCell()
+            do {
+                try endCell()
+            } catch {
+                fail(parser, error)
+            }
         case "worksheet":
             complete = true
         case "row":
@@ -196,21 +237,27 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         }
     }
 
-    private func endCell() {
+    /// Stops parsing at a cell or row that cannot be read; the rows before it are still handed out.
+    private func fail(_ parser: XMLParser, _ failure: SheetFailure) {
+        if self.failure == nil { self.failure = failure }
+        parser.abortParsing()
+    }
+
+    private func endCell() throws(SheetFailure) {
         // A formula whose result is an empty string is saved as type str with an empty value.
         if hasFormula && value.isEmpty && type != "str" {
             row.uncalculated.append(UncalculatedFormula(column: column, formula: formula))
             return
         }
-        let text = cellText()
+        let text = try cellText()
         guard !text.isEmpty, column >= 1 else { return }
         if row.cells.count < column { row.cells.append(contentsOf: repeatElement("", count: column - row.cells.count)) }
         row.cells[column - 1] = text
     }
 
-    private func cellText() -> String {
+    private func cellText() throws(SheetFailure) -> String {
         switch type {
-        case "s": return Int(value).flatMap { context.strings[$0] } ?? ""
+        case "s": return try sharedString()
         case "inlineStr": return decodingOOXMLEscapes(inlineText)
         case "str": return decodingOOXMLEscapes(value)
         case "b": return value.isEmpty ? "" : value == "1" ? "TRUE" : "FALSE"
@@ -219,10 +266,29 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         }
     }
 
-    /// The 1-based column of a cell reference (`C14` → 3, `AA2` → 27).
+    /// The text of a shared-string cell, whose value is the string's index.
+    private func sharedString() throws(SheetFailure) -> String {
+        if value.isEmpty { return "" }
+        if let index = Int(value), let oversized = context.strings.oversizedIndex, index >= oversized {
+            let limit = context.limits.maxCellBytes
+            let message = index == oversized ? "a cell is longer than \(limit) bytes"
+                : "the cell's shared string \(index) comes after string \(oversized), "
+                    + "which is longer than \(limit) bytes: crubatch read no further"
+            throw SheetFailure(row: row.number, column: column, code: .fieldTooLong, message: message)
+        }
+        guard let index = Int(value), let text = context.strings[index] else {
+            let message = "the cell points at shared string \(value), "
+                + "and the workbook has \(context.strings.count) (0 to \(context.strings.count - 1))"
+            throw SheetFailure(row: row.number, column: column, message: message)
+        }
+        return text
+    }
+
+    /// The 1-based column of a cell reference (`C14` → 3, `AA2` → 27); past `maxColumn`, `maxColumn + 1`
+    /// (the letters of a hostile reference would overflow).
     static func column(ofReference reference: String) -> Int? {
         var column = 0
-        for byte in reference.utf8 {
+        for byte in reference.utf8 where column <= maxColumn {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): column = column * 26 + Int(byte - UInt8(ascii: "A")) + 1
             case UInt8(ascii: "a")...UInt8(ascii: "z"): column = column * 26 + Int(byte - UInt8(ascii: "a")) + 1

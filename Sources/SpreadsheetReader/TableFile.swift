@@ -17,7 +17,8 @@ public enum TableFile {
             throw WorkbookError.legacyExcel(path: path)
         }
         if signature.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            return try XLSXTableReader(path: path, displayName: options.displayName, sheet: sheet)
+            return try XLSXTableReader(path: path, displayName: options.displayName, sheet: sheet,
+                                       limits: WorkbookLimits(maxCellBytes: options.maxFieldBytes))
         }
         var isDirectory: ObjCBool = false
         if lowercasedPath.hasSuffix(".xlsx") || lowercasedPath.hasSuffix(".xlsm"),

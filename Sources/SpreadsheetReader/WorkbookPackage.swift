@@ -1,14 +1,42 @@
 import Foundation
 import ZIPFoundation
 
+/// How far a workbook may inflate before it is refused. An .xlsx is compressed: a file of a
+/// megabyte can hold a gigabyte of XML (a ZIP bomb), so every part is counted as it inflates.
+public struct WorkbookLimits: Sendable {
+    /// The most bytes a streamed part (a sheet, the shared strings) may inflate to.
+    public var maxPartBytes: Int
+    /// The most bytes a part read whole (workbook, relationships, styles) may inflate to.
+    public var maxWholePartBytes: Int
+    /// The longest text of one cell, in UTF-8 bytes; the same as a CSV field's by default.
+    public var maxCellBytes: Int
+    /// The most memory the shared strings, which are held, may take: their text and 8 bytes a string.
+    public var maxSharedStringBytes: Int
+
+    public init(maxPartBytes: Int = 512 << 20, maxWholePartBytes: Int = 16 << 20, maxCellBytes: Int = 1 << 20,
+                maxSharedStringBytes: Int = 64 << 20) {
+        self.maxPartBytes = maxPartBytes
+        self.maxWholePartBytes = maxWholePartBytes
+        self.maxCellBytes = maxCellBytes
+        self.maxSharedStringBytes = maxSharedStringBytes
+    }
+
+    /// `512 MiB`, or a number of bytes when it is no whole number of MiB.
+    static func size(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+}
+
 /// The ZIP package of a workbook: its small parts read whole, its large parts (worksheets, shared
 /// strings) streamed.
 struct WorkbookPackage {
     let path: String
+    let limits: WorkbookLimits
     private let archive: Archive
 
-    init(path: String) throws(WorkbookError) {
+    init(path: String, limits: WorkbookLimits) throws(WorkbookError) {
         self.path = path
+        self.limits = limits
         do {
             archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
         } catch {
@@ -19,14 +47,19 @@ struct WorkbookPackage {
     func contains(_ part: String) -> Bool { archive[part] != nil }
 
     /// The uncompressed size of a part, 0 when it is missing.
-    func size(of part: String) -> Int { archive[part].map { Int($0.uncompressedSize) } ?? 0 }
+    /// A ZIP64 entry may claim any size up to 2^64 - 1.
+    func size(of part: String) -> Int { archive[part].map { Int(clamping: $0.uncompressedSize) } ?? 0 }
 
     /// A small part (workbook, relationships, styles) in memory; nil when the package lacks it.
     func data(of part: String) throws(WorkbookError) -> Data? {
         guard let entry = archive[part] else { return nil }
         var data = Data()
+        let limit = limits.maxWholePartBytes
         do {
-            let checksum = try archive.extract(entry, skipCRC32: false) { data.append($0) }
+            let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
+                guard data.count + chunk.count <= limit else { throw PartReadFailure.inflates(part, past: limit) }
+                data.append(chunk)
+            }
             guard checksum == entry.checksum else { throw PartReadFailure(message: "its checksum does not match") }
         } catch {
             throw .notAWorkbook(path: path, reason: "its part \(part) cannot be read (\(PartReadFailure(error).message))")
@@ -46,6 +79,12 @@ struct PartReadFailure: Error, Sendable {
     init(_ error: any Error) {
         self.message = (error as? PartReadFailure)?.message ?? String(describing: error)
     }
+
+    /// A part that inflates to more than `limit` bytes: a ZIP bomb, or a sheet too large to import.
+    static func inflates(_ part: String, past limit: Int) -> PartReadFailure {
+        PartReadFailure(message: "\(part) inflates to more than \(WorkbookLimits.size(limit)), "
+                            + "more than crubatch reads from one part")
+    }
 }
 
 /// The uncompressed bytes of one part of a ZIP package as an `InputStream`, for `XMLParser(stream:)`.
@@ -62,14 +101,22 @@ final class PartInputStream: InputStream {
     /// Why the bytes stopped early, once `read` has returned -1.
     private(set) var failure: PartReadFailure?
 
-    init(packagePath: String, part: String) {
+    /// Streams `part`, failing once it inflates to more than `limit` bytes.
+    init(packagePath: String, part: String, limit: Int) {
         super.init(data: Data())
         let queue = chunks
         Thread.detachNewThread {
             do {
                 let archive = try Archive(url: URL(fileURLWithPath: packagePath), accessMode: .read)
-                guard let entry = archive[part] else { throw PartReadFailure(message: "\(part) is missing") }
-                let checksum = try archive.extract(entry, bufferSize: 1 << 16, skipCRC32: false) { try queue.put($0) }
+                guard let entry = archive[part] else {
+                    throw PartReadFailure(message: "the package has no part \(part)")
+                }
+                var inflated = 0
+                let checksum = try archive.extract(entry, bufferSize: 1 << 16, skipCRC32: false) { chunk in
+                    inflated += chunk.count
+                    guard inflated <= limit else { throw PartReadFailure.inflates(part, past: limit) }
+                    try queue.put(chunk)
+                }
                 guard checksum == entry.checksum else { throw PartReadFailure(message: "\(part) is damaged (its checksum does not match)") }
                 queue.finish()
             } catch is BoundedQueue<Data, PartReadFailure>.Cancelled {
@@ -92,6 +139,8 @@ final class PartInputStream: InputStream {
     override func open() {}
     override func close() {}
     override var hasBytesAvailable: Bool { failure == nil }
+    /// XMLParser asks for this when `read` returns -1; the inherited getter traps in a subclass.
+    override var streamError: (any Error)? { failure }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
         while offset >= current.count {

@@ -36,8 +36,9 @@ public final class XLSXTableReader: TableReader {
     /// `WorkbookError` when the file is not a workbook or lacks the sheet, and a `Diagnostic`
     /// (`empty-file`, `blank-header`, `duplicate-header`, `malformed-workbook`) when its header
     /// cannot be read.
-    public init(path: String, displayName: String? = nil, sheet: String? = nil) throws {
-        let workbook = try XLSXWorkbook(path: path)
+    public init(path: String, displayName: String? = nil, sheet: String? = nil,
+                limits: WorkbookLimits = WorkbookLimits()) throws {
+        let workbook = try XLSXWorkbook(path: path, limits: limits)
         let chosen = try workbook.sheet(named: sheet)
         let file = displayName ?? path
         let rows = workbook.rows(of: chosen)
@@ -98,9 +99,12 @@ public final class XLSXTableReader: TableReader {
     }
 
     private static func malformed(_ failure: SheetFailure, file: String, sheet: String?) -> Diagnostic {
-        Diagnostic(file: file, sheet: sheet, line: max(failure.row, 1), code: .malformedWorkbook,
-                   message: "the sheet cannot be read from this row on: \(failure.message)",
-                   hint: "the file is damaged; open it in Excel or LibreOffice and save it again")
+        let place = failure.column == nil ? "row" : "cell"
+        let message = "the sheet cannot be read from this \(place) on: \(failure.message)"
+        let hint = failure.code == .fieldTooLong ? "shorten the cell, or check that the file is the one you meant"
+            : "the file is damaged; open it in Excel or LibreOffice and save it again"
+        return Diagnostic(file: file, sheet: sheet, line: max(failure.row, 1), column: failure.column,
+                          code: failure.code, message: message, hint: hint)
     }
 
     private static func sha256(of path: String) -> String? {

@@ -18,8 +18,8 @@ public final class XLSXWorkbook {
     let context: SheetContext
 
     /// Reads the workbook part, its relationships, styles and shared strings. Throws `notAWorkbook`.
-    public init(path: String) throws(WorkbookError) {
-        let package = try WorkbookPackage(path: path)
+    public init(path: String, limits: WorkbookLimits = WorkbookLimits()) throws(WorkbookError) {
+        let package = try WorkbookPackage(path: path, limits: limits)
         guard let workbook = try package.data(of: "xl/workbook.xml") else {
             throw .notAWorkbook(path: path, reason: "it has no workbook part (xl/workbook.xml)")
         }
@@ -45,7 +45,7 @@ public final class XLSXWorkbook {
         let strings = try SharedStrings.read(from: package, part: relationships.sharedStrings)
         self.path = path
         self.sheets = sheets
-        self.context = SheetContext(strings: strings, styles: styles, dateSystem: dateSystem)
+        self.context = SheetContext(strings: strings, styles: styles, dateSystem: dateSystem, limits: limits)
     }
 
     /// The sheet called `name`, or the first visible one.

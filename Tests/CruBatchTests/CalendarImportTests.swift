@@ -227,6 +227,39 @@ struct CalendarImportTests {
         #expect(try database.count("select count(*) from events") == 0)
     }
 
+    @Test("Outlook's UTF-16 (\"Unicode\") calendars, little and big endian, import as their UTF-8 twin does")
+    func utf16Calendars() throws {
+        let utf8 = try Self.database()
+        let outlook = Self.fixture("outlook")
+        #expect(try utf8.run(["import", "events", outlook, "--ministry", "destino-calpoly"]).status == 0)
+        let text = try String(contentsOfFile: outlook, encoding: .utf8)
+        for (name, encoding) in [("le", String.Encoding.utf16LittleEndian), ("be", .utf16BigEndian)] {
+            let mark: [UInt8] = name == "le" ? [0xFF, 0xFE] : [0xFE, 0xFF]
+            let path = try scratch.folder(name) + "/outlook.ics"
+            try Data(mark + Array(try #require(text.data(using: encoding)))).write(to: URL(fileURLWithPath: path))
+            let database = try Self.database()
+            let result = try database.run(["import", "events", path, "--ministry", "destino-calpoly"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(try Self.rows(database) == Self.rows(utf8), "\(name)")
+        }
+    }
+
+    @Test("a file named .ics that holds no calendar is malformed-calendar (exit 65), with or without --campus")
+    func notACalendar() throws {
+        let database = try LoadedDatabase.get()
+        for file in ["not-a-calendar.ics", "utf16-binary.ics"] {
+            let path = TestEnvironment.fixture("hostile/" + file)
+            for owner in [[], ["--campus", "calpoly"]] {
+                let result = try database.run(["import", "events", path] + owner)
+                #expect(result.status == 65, "\(file) \(owner): \(result.stderr)")
+                #expect(result.stderr.contains("\(path):"), "\(result.stderr)")
+                #expect(result.stderr.contains("error[malformed-calendar]"), "\(result.stderr)")
+            }
+        }
+        let binary = try database.run(["import", "events", TestEnvironment.fixture("hostile/not-a-calendar.ics")])
+        #expect(binary.stderr.contains("does not start with BEGIN:VCALENDAR: it is not an iCalendar file"))
+    }
+
     @Test("an .ics is for events only, without --rejects; --campus and --ministry need one and must exist")
     func usage() throws {
         let database = try Self.database()

@@ -62,6 +62,24 @@ import Testing
         }
     }
 
+    @Test("UTF-16 with a byte order mark, either endian, reads as its UTF-8; broken UTF-16 names its line")
+    func utf16() throws {
+        let text = "BEGIN:VCALENDAR\r\nX-WR-CALNAME:Café ☕ 🎉\r\nEND:VCALENDAR\r\n"
+        let little: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let big: [UInt8] = [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        for bytes in [little, big] {
+            #expect(ICalendarReader.looksLikeICalendar(bytes))
+            #expect(try ICalendarReader.utf8Text(of: bytes) == Array(text.utf8))
+        }
+        // A lone high surrogate on line 2, and a file cut in the middle of a code unit.
+        let loneSurrogate = Array(little[..<36]) + [0x00, 0xD8, 0x41, 0x00] + Array(little[36...])
+        #expect(throws: ICalendarSyntaxError(line: 2, message: "the file starts with a UTF-16 byte order mark, "
+                                             + "and this line is not UTF-16 text")) {
+            try ICalendarReader.components(of: loneSurrogate)
+        }
+        #expect(throws: ICalendarSyntaxError.self) { try ICalendarReader.utf8Text(of: Array(little.dropLast())) }
+    }
+
     @Test func bytesThatAreNotTextStopTheFileAtTheirLine() {
         #expect(throws: ICalendarSyntaxError(line: 2, message: "not valid UTF-8 text")) {
             try ICalendarReader.components(of: Array("BEGIN:VCALENDAR\r\nSUMMARY:caf".utf8) + [0xE9] + Array("\r\nEND:VCALENDAR\r\n".utf8))

@@ -45,15 +45,18 @@ struct PackageBuilder {
     }
 }
 
-/// Zips parts (name → text) into `path` with Python's zipfile.
-func writeZip(_ parts: [String: String], to path: String) throws {
-    let spec = try JSONSerialization.data(withJSONObject: ["path": path, "parts": parts])
+/// Zips parts (name → text) into `path` with Python's zipfile. `claimedSizes` are uncompressed sizes
+/// the central directory states instead of the true ones (as decimal text: up to 2^64 - 1, in ZIP64).
+func writeZip(_ parts: [String: String], to path: String, claimedSizes: [String: String] = [:]) throws {
+    let spec = try JSONSerialization.data(withJSONObject: ["path": path, "parts": parts, "sizes": claimedSizes])
     _ = try Python.run(script: """
         import json, sys, zipfile
         spec = json.load(sys.stdin)
         with zipfile.ZipFile(spec["path"], "w", zipfile.ZIP_DEFLATED) as package:
             for name, text in spec["parts"].items():
                 package.writestr(name, text)
+            for name, size in spec["sizes"].items():
+                package.getinfo(name).file_size = int(size)
         """, input: spec)
 }
 
@@ -79,11 +82,13 @@ struct SheetOutcome {
     var diagnostic: Diagnostic?
 }
 
-/// Reads a whole workbook (its first sheet, or `sheet`) through `TableFile`.
-func readWorkbook(_ path: String, sheet: String? = nil) throws -> SheetOutcome {
+/// Reads a whole workbook (its first sheet, or `sheet`) through `TableFile`, or with `limits` of its own.
+func readWorkbook(_ path: String, sheet: String? = nil, limits: WorkbookLimits? = nil) throws -> SheetOutcome {
     var outcome = SheetOutcome()
     do {
-        let table = try TableFile.open(path: path, options: CSVReader.Options(displayName: "book.xlsx"), sheet: sheet)
+        let table = try limits.map {
+            try XLSXTableReader(path: path, displayName: "book.xlsx", sheet: sheet, limits: $0)
+        } ?? TableFile.open(path: path, options: CSVReader.Options(displayName: "book.xlsx"), sheet: sheet)
         outcome.header = table.header
         outcome.sheet = table.sheet
         outcome.warnings = table.takeWarnings()
@@ -96,9 +101,14 @@ func readWorkbook(_ path: String, sheet: String? = nil) throws -> SheetOutcome {
 }
 
 /// Builds a package into a scratch folder and reads it.
-func read(_ builder: PackageBuilder, sheet: String? = nil) throws -> SheetOutcome {
+func read(_ builder: PackageBuilder, sheet: String? = nil, limits: WorkbookLimits? = nil) throws -> SheetOutcome {
+    try read(builder.parts, sheet: sheet, limits: limits)
+}
+
+/// Zips parts into a scratch folder and reads them as a workbook.
+func read(_ parts: [String: String], sheet: String? = nil, limits: WorkbookLimits? = nil) throws -> SheetOutcome {
     try withScratchDirectory { folder in
-        try builder.write(to: folder + "/book.xlsx")
-        return try readWorkbook(folder + "/book.xlsx", sheet: sheet)
+        try writeZip(parts, to: folder + "/book.xlsx")
+        return try readWorkbook(folder + "/book.xlsx", sheet: sheet, limits: limits)
     }
 }

@@ -174,6 +174,134 @@ struct WorkbookReaderTests {
         #expect(problem.line == 3)
     }
 
+    @Test("a sheet the workbook names but the package lacks is malformed-workbook, not a crash")
+    func missingSheetPart() throws {
+        var builder = PackageBuilder()
+        builder.addSheet("Sheet1", rows: textRow(1, ["email"]))
+        var parts = builder.parts
+        parts["xl/worksheets/sheet1.xml"] = nil
+        let problem = try #require(try read(parts).diagnostic)
+        #expect(problem.code == .malformedWorkbook && problem.line == 1 && problem.sheet == "Sheet1")
+        #expect(problem.message.contains("the package has no part xl/worksheets/sheet1.xml"), "\(problem.message)")
+    }
+
+    @Test("a ZIP64 entry that claims 2^64 - 1 bytes is read for what it holds, not trusted as a size")
+    func hugeClaimedSize() throws {
+        var builder = PackageBuilder()
+        builder.addSheet("Sheet1", rows: textRow(1, ["email"]) + textRow(2, ["a@x.edu"]))
+        let outcome = try withScratchDirectory { folder in
+            let claimed = ["xl/worksheets/sheet1.xml": String(UInt64.max)]
+            try writeZip(builder.parts, to: folder + "/book.xlsx", claimedSizes: claimed)
+            return try readWorkbook(folder + "/book.xlsx")
+        }
+        #expect(outcome.diagnostic == nil && outcome.rows.map(\.cells) == [["a@x.edu"]])
+    }
+
+    @Test("a cell pointing past the shared strings is malformed-workbook on its cell, after the rows before it")
+    func sharedStringOutOfRange() throws {
+        var builder = PackageBuilder()
+        builder.sharedStrings = ["<si><t>email</t></si>", "<si><t>a@x.edu</t></si>"]
+        builder.addSheet("Sheet1", rows: (1...3).map { row in
+            #"<row r="\#(row)"><c r="A\#(row)" t="s"><v>\#(row - 1)</v></c></row>"#
+        }.joined())
+        let outcome = try read(builder)
+        #expect(outcome.rows.map(\.cells) == [["a@x.edu"]])
+        let problem = try #require(outcome.diagnostic)
+        #expect(problem.rendered.hasPrefix("book.xlsx:Sheet1!A3: error[malformed-workbook]: "), "\(problem.rendered)")
+        #expect(problem.message.contains("points at shared string 2, and the workbook has 2 (0 to 1)"),
+                "\(problem.message)")
+    }
+
+    @Test("references and row numbers outside a sheet are malformed-workbook, never an overflow", arguments: [
+        (#"<row r="99999999999999999999999"><c r="A2" t="inlineStr"><is><t>x</t></is></c></row>"#,
+         "a row is numbered 99999999999999999999999"),
+        (#"<row r="0"/>"#, "a row is numbered 0"),
+        (#"<row r="1048576"/><row><c t="inlineStr"><is><t>x</t></is></c></row>"#, "a row is numbered 1048577"),
+        (#"<row r="2"><c r="\#(String(repeating: "A", count: 30))2"><v>1</v></c></row>"#,
+         #"reference "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA2" is outside"#),
+        (#"<row r="2"><c r="XFE2"><v>1</v></c></row>"#, #""XFE2" is outside the columns a sheet can have (A to XFD)"#),
+        (#"<row r="2"><c r="XFD2"><v>1</v></c><c><v>2</v></c></row>"#, "a cell after column XFD is outside"),
+    ])
+    func outOfSheetReferences(rows: String, message: String) throws {
+        var builder = PackageBuilder()
+        builder.addSheet("Sheet1", rows: textRow(1, ["a"]) + rows)
+        let problem = try #require(try read(builder).diagnostic)
+        #expect(problem.code == .malformedWorkbook)
+        #expect(problem.message.contains(message), "\(problem.message)")
+    }
+
+    @Test("a date serial past 9999-12-31 or before 1900 reads as its digits, never an overflow")
+    func outOfRangeDateSerials() throws {
+        var builder = styledBuilder()
+        builder.addSheet("Sheet1", rows: textRow(1, ["a", "b", "c", "d"])
+            + #"<row r="2"><c r="A2" s="1"><v>1e300</v></c><c r="B2" s="3"><v>-1e300</v></c>"#
+            + #"<c r="C2" s="1"><v>2958466</v></c><c r="D2" s="1"><v>2958465</v></c></row>"#)
+        #expect(try read(builder).rows.first?.cells == ["1e+300", "-1e+300", "2958466", "9999-12-31"])
+    }
+
+    @Test("the 1904 date system's serial 0 is 1904-01-01, the same day as 1900's serial 1462")
+    func serialZeroIn1904() throws {
+        var builder = styledBuilder()
+        builder.date1904 = true
+        builder.addSheet("Sheet1", rows: textRow(1, ["day"]) + #"<row r="2"><c r="A2" s="1"><v>0</v></c></row>"#)
+        #expect(try read(builder).rows.first?.cells == ["1904-01-01"])
+        var from1900 = styledBuilder()
+        from1900.addSheet("Sheet1", rows: textRow(1, ["day"]) + #"<row r="2"><c r="A2" s="1"><v>1462</v></c></row>"#)
+        #expect(try read(from1900).rows.first?.cells == ["1904-01-01"])
+    }
+
+    @Test("a cell longer than the limit is field-too-long on its cell, whether inline, a value or a shared string")
+    func cellLimit() throws {
+        let limits = WorkbookLimits(maxCellBytes: 100)
+        var builder = PackageBuilder()
+        // Reading the shared strings stops at the first one too long: string 2 is never read.
+        builder.sharedStrings = [String(repeating: "s", count: 100), String(repeating: "s", count: 101), "after"]
+            .map { "<si><t>\($0)</t></si>" }
+        builder.addSheet("Inline", rows: textRow(1, ["a", "b"]) + textRow(2, ["x", String(repeating: "é", count: 51)]))
+        let digits = String(repeating: "1", count: 101)
+        builder.addSheet("Value", rows: textRow(1, ["a"]) + #"<row r="2"><c r="A2"><v>\#(digits)</v></c></row>"#)
+        builder.addSheet("Shared", rows: textRow(1, ["a", "b"])
+            + #"<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>1</v></c></row>"#)
+        builder.addSheet("After", rows: textRow(1, ["a"]) + #"<row r="2"><c r="A2" t="s"><v>2</v></c></row>"#)
+        let tooLong = "a cell is longer than 100 bytes"
+        let cases = [("Inline", "B2", tooLong), ("Value", "A2", tooLong), ("Shared", "B2", tooLong),
+                     ("After", "A2", "shared string 2 comes after string 1, which is longer than 100 bytes: "
+                        + "crubatch read no further")]
+        for (sheet, cell, message) in cases {
+            let outcome = try read(builder, sheet: sheet, limits: limits)
+            let problem = try #require(outcome.diagnostic, "\(sheet)")
+            #expect(problem.rendered.hasPrefix("book.xlsx:\(sheet)!\(cell): error[field-too-long]: "),
+                    "\(problem.rendered)")
+            #expect(problem.message.contains(message), "\(problem.message)")
+        }
+    }
+
+    @Test("a part that inflates past its limit is refused, streamed or read whole; so are shared strings past theirs")
+    func partLimits() throws {
+        var builder = PackageBuilder()
+        builder.sharedStrings = (0..<40).map { "<si><t>string number \($0)</t></si>" }
+        builder.addSheet("Sheet1", rows: textRow(1, ["a"]) + (2..<3000).map { textRow($0, ["row \($0)"]) }.joined())
+        // The rows inflated before the limit are read (the first 64 KiB chunk), then the sheet stops.
+        let outcome = try read(builder, limits: WorkbookLimits(maxPartBytes: 100_000))
+        let sheet = try #require(outcome.diagnostic)
+        #expect(sheet.code == .malformedWorkbook && sheet.line > 2 && outcome.rows.count == sheet.line - 2)
+        #expect(sheet.message.contains("xl/worksheets/sheet1.xml inflates to more than 100000 bytes"),
+                "\(sheet.message)")
+
+        do {
+            _ = try read(builder, limits: WorkbookLimits(maxWholePartBytes: 200))
+            Issue.record("a part read whole past its limit was read")
+        } catch let error as WorkbookError {
+            #expect(error.description.contains("xl/workbook.xml inflates to more than 200 bytes"), "\(error)")
+        }
+        do {
+            _ = try read(builder, limits: WorkbookLimits(maxSharedStringBytes: 300))
+            Issue.record("shared strings past their limit were read")
+        } catch let error as WorkbookError {
+            #expect(error.description.contains("its shared strings take more than 300 bytes of memory"), "\(error)")
+        }
+    }
+
     @Test("files that are not workbooks say what they are and what to do")
     func notWorkbooks() throws {
         try withScratchDirectory { folder in

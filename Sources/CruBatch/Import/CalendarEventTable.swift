@@ -72,8 +72,11 @@ final class CalendarEventTable: TableReader {
     /// The domain of the UIDs crubatch writes for events, `event-CODE@crubatch.cru.org`.
     private static let ownUIDSuffix = "@crubatch.cru.org"
 
-    /// Whether a file is an iCalendar file (by its first line, whatever its name).
+    /// Whether a file is to be read as an iCalendar file: by its first line whatever its name, and
+    /// always when it is named .ics, so one whose bytes are no calendar is refused as such rather
+    /// than read as CSV.
     static func isCalendar(path: String) -> Bool {
+        if path.lowercased().hasSuffix(".ics") { return true }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         return ICalendarReader.looksLikeICalendar(Array((try? handle.read(upToCount: 64)) ?? Data()))
@@ -94,6 +97,12 @@ final class CalendarEventTable: TableReader {
         sha256Hex = hasher.finalizeHex()
         header = ["code", "uid", "name", "starts_at", "ends_at", "timezone", "all_day", "location", "url", "description",
                   "recurrence", "exceptions"] + (owner == nil ? [] : ["ministries"])
+        guard ICalendarReader.looksLikeICalendar(bytes) else {
+            throw Diagnostic(file: displayName, line: 1, code: .malformedCalendar,
+                             message: "the file is named .ics but does not start with BEGIN:VCALENDAR: "
+                                 + "it is not an iCalendar file",
+                             hint: "export the calendar again from Google Calendar, Outlook or Apple Calendar")
+        }
         let file: ICalendarFile
         do {
             file = try ICalendarFile(bytes: bytes)
