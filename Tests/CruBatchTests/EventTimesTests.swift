@@ -58,4 +58,50 @@ struct EventTimesTests {
         #expect(diagnostics.map { "\($0["code"] ?? ""):\($0["line"] ?? "")" } == ["out-of-range:7"], "\(json.stdout)")
         #expect(try database.count("select count(*) from events") == 0)
     }
+
+    @Test("an event stored with its end at its start: nightly and export calendar write every other event and name it")
+    func storedBadEventIsLeftOut() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        // Older data, or SQL past import's checks: the table's own check allows an end equal to the start.
+        try database.connect().execute("update events set ends_at = starts_at where code = 'aia-beach-day'")
+        let events = try database.count("select count(*) from events")
+        let out = try scratch.folder()
+
+        let nightly = try database.run(["nightly", "--out", out, "--date", "2026-11-20"])
+        #expect(nightly.status == 1, "\(nightly.stderr)")
+        let reason = "end 20261003T100000 is not after start 20261003T100000"
+        #expect(nightly.stderr.contains("crubatch: left event \"aia-beach-day\" out of calendars/all.ics: \(reason)"),
+                "\(nightly.stderr)")
+        let folder = out + "/latest"
+        let manifestData = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
+        let manifest = try JSONSerialization.jsonObject(with: manifestData) as? [String: Any]
+        let errors = manifest?["errors"] as? [[String: Any]] ?? []
+        let row = "event \"aia-beach-day\""
+        #expect(errors.map { "\($0["file"] ?? "")|\($0["row"] ?? "")" }
+                == ["calendars/all.ics|\(row)", "calendars/calpoly.ics|\(row)"], "\(errors)")
+        #expect(errors.allSatisfy { ($0["error"] as? String)?.contains(reason) == true })
+        let files = manifest?["files"] as? [[String: Any]] ?? []
+        let all = try String(contentsOfFile: folder + "/calendars/all.ics", encoding: .utf8)
+        let calpoly = try String(contentsOfFile: folder + "/calendars/calpoly.ics", encoding: .utf8)
+        #expect(files.first { $0["file"] as? String == "calendars/all.ics" }?["rows"] as? Int
+                == all.components(separatedBy: "BEGIN:VEVENT").count - 1)
+        #expect(all.components(separatedBy: "UID:event-").count - 1 == events - 1)
+        #expect(!all.contains("event-aia-beach-day@") && !calpoly.contains("event-aia-beach-day@"))
+        #expect(calpoly.contains("UID:event-cru-weekly-welcome@crubatch.cru.org"))
+
+        let calendar = out + "/everything.ics"
+        let single = try database.run(["export", "calendar", "--out", calendar])
+        #expect(single.status == 1, "\(single.stderr)")
+        #expect(single.stderr.contains("crubatch: left event \"aia-beach-day\" out: \(reason)"), "\(single.stderr)")
+        #expect(try String(contentsOfFile: calendar, encoding: .utf8) == all)
+
+        let json = try database.run(["export", "calendar", "--format", "json"])
+        #expect(json.status == 1, "\(json.stderr)")
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let leftOut = document?["left_out"] as? [[String: Any]] ?? []
+        #expect(leftOut.map { "\($0["kind"] ?? "")|\($0["code"] ?? "")" } == ["event|aia-beach-day"], "\(json.stdout)")
+        let uids = (document?["events"] as? [[String: Any]] ?? []).compactMap { $0["uid"] as? String }
+        #expect(uids.filter { $0.hasPrefix("event-") }.count == events - 1)
+        #expect(!uids.contains("event-aia-beach-day@crubatch.cru.org"))
+    }
 }
