@@ -332,9 +332,11 @@ struct DatabaseChecks {
     }
 
     /// Events that end before they start, or when they start (all-day events may: they last their
-    /// first day). A start that the event's zone skips in spring does not exist: PostgreSQL, like RFC
-    /// 5545, reads it an hour later, which is how 02:30 to 03:30 on that night ends when it starts. Such
-    /// a start is reported at the start, with the time it was read as.
+    /// first day). A timed event's times are compared as its calendar shows them, wall-clock times in
+    /// its zone: 01:30 PDT to 01:15 PST on the night the clocks fall back ends before it starts there.
+    /// A start that the event's zone skips in spring does not exist: PostgreSQL, like RFC 5545, reads
+    /// it an hour later, which is how 02:30 to 03:30 on that night ends when it starts. Such a start is
+    /// reported at the start, with the time it was read as.
     private func eventsEndingTooSoon() throws -> [Diagnostic] {
         guard isPresent("ends_at") else { return [] }
         let wallClock = #"'YYYY-MM-DD"T"HH24:MI'"#
@@ -347,7 +349,8 @@ struct DatabaseChecks {
                         || to_char(n.starts_at at time zone z.zone, 'HH24:MI') end
             from (\(unescaped: spec.resolveSQL)) n join stage s on s.line = n.line left join events e on e.code = s.code
             cross join lateral (select \(unescaped: KindCatalog.eventZone) as zone) z
-            where n.ends_at < n.starts_at or (n.ends_at = n.starts_at and n.all_day is not true)
+            where n.ends_at < n.starts_at
+               or (n.all_day is not true and n.ends_at at time zone z.zone <= n.starts_at at time zone z.zone)
             order by n.line
             """).rows
         return try rows.map { row in
