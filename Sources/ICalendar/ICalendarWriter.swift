@@ -87,7 +87,19 @@ public struct ICalendarWriter: Sendable {
         }
     }
 
-    private static func validate(_ event: CalendarEvent) throws {
+    /// Why `render` would refuse this event on its own (its end not after its start, a bad RRULE ...),
+    /// or nil when it can be written: a caller leaves such an event out instead of losing the calendar.
+    public static func problem(with event: CalendarEvent) -> String? {
+        do {
+            try validate(event)
+            return nil
+        } catch {
+            guard case .invalidEvent(_, let reason) = error else { return error.description }
+            return reason
+        }
+    }
+
+    private static func validate(_ event: CalendarEvent) throws(CalendarError) {
         func fail(_ reason: String) -> CalendarError { .invalidEvent(uid: event.uid, reason: reason) }
         if event.uid.isEmpty { throw fail("the UID is empty") }
         if event.uid.unicodeScalars.contains(where: ICalFormat.isControl) {

@@ -66,7 +66,9 @@ struct ExportOutputOptions: ParsableArguments {
             if file.file != OutputTarget.standardOutput.path && !quiet {
                 printError("wrote \(file.rows) \(what) to \(file.file) (\(file.bytes) bytes)")
             }
-            return .ok
+            // Rows the file cannot hold are left out, named, and make the exit 1: the rest is written.
+            for row in file.leftOut ?? [] { printError("crubatch: left \(row.label) out: \(row.reason)") }
+            return file.leftOut == nil ? .ok : .rejected
         }
     }
 }

@@ -9,7 +9,7 @@ struct NightlyCommand: ParsableCommand {
         discussion: """
         Rosters go to rosters/, every kind to data/, calendars to calendars/, and the cars of each event that shares rides and has not ended to rides/EVENT.csv. Everything is written into a temporary folder and renamed into place in one step, with a manifest.json (file, rows, bytes, sha256). OUT/latest, a symbolic link, points to the newest folder; the newest --keep folders are kept, and always the one just written. If anything fails, no dated folder appears, the previous one is untouched, and the exit code says why (69 database, 73 cannot write, or OUT/latest is not a symbolic link). Partial folders of killed runs are removed once they are an hour old.
 
-        A file that bad data cannot give (a code that cannot name a file, a time zone that is not a tz database name) is skipped and listed under "errors" in manifest.json; everything else is written, and the exit code is 1.
+        A file that bad data cannot give (a code that cannot name a file, a time zone that is not a tz database name) is skipped and listed under "errors" in manifest.json, and so is an event a calendar cannot hold (its end not after its start), which that calendar leaves out; everything else is written, and the exit code is 1.
 
         Example (cron, 02:30 every night; --quiet so cron mails only failures):
           30 2 * * *  crubatch nightly --quiet --out /srv/cru/exports --keep 14
@@ -47,7 +47,11 @@ struct NightlyCommand: ParsableCommand {
                                     date: date.flatMap(Self.parse) ?? Date(), rosters: rosters)
             let (folder, manifest) = try job.run()
             for skipped in manifest.errors {
-                console.warn("crubatch: skipped \(skipped.file ?? "a file"): \(skipped.error)")
+                if let row = skipped.row {
+                    console.warn("crubatch: left \(row) out of \(skipped.file ?? "a file"): \(skipped.error)")
+                } else {
+                    console.warn("crubatch: skipped \(skipped.file ?? "a file"): \(skipped.error)")
+                }
             }
             return console.finish(NightlyReport(folder: folder, manifest: manifest), status: manifest.errors.isEmpty ? .ok : .rejected)
         }

@@ -15,11 +15,12 @@ extension Exporter {
     /// A scope's calendar as iCalendar: the groups' weekly meetings (in their campus's time zone, one
     /// series per term, break days left out) and the events, or the academic calendar. It is named
     /// after the ministry, campus or group. Output is deterministic: DTSTAMP is each row's
-    /// `updated_at`. Throws `UnexportableData`, before anything is written, when a time zone or an
-    /// event of the scope cannot be written as iCalendar.
+    /// `updated_at`. An event that iCalendar cannot hold (its end not after its start) is left out and
+    /// listed in the result's `leftOut`. Throws `UnexportableData`, before anything is written, when a
+    /// time zone of the scope cannot be used or the calendar as a whole cannot be written.
     public func exportCalendar(_ scope: ExportScope, content: CalendarContent = .meetingsAndEvents, to target: OutputTarget,
                                today: Date = Date()) throws -> ExportedFile {
-        let events = try calendarEvents(scope, content: content, today: today)
+        let (events, leftOut) = try calendarEvents(scope, content: content, today: today)
         let year = Calendar(identifier: .gregorian).component(.year, from: today)
         let writer = ICalendarWriter(name: try calendarName(scope, content: content), years: (year - 1)...(year + 2))
         let calendar: [UInt8]
@@ -30,28 +31,31 @@ extension Exporter {
         }
         let sink = try ExportSink(target)
         try sink.write(calendar)
-        return try sink.finish(rows: events.count)
+        return try sink.finish(rows: events.count, leftOut: leftOut)
     }
 
     /// The same events as one JSON document, for scripts: wall-clock times in each event's zone.
     public func exportCalendarJSON(_ scope: ExportScope, content: CalendarContent = .meetingsAndEvents,
                                    to target: OutputTarget, today: Date = Date()) throws -> ExportedFile {
-        let events = try calendarEvents(scope, content: content, today: today)
+        let (events, leftOut) = try calendarEvents(scope, content: content, today: today)
         let document = CalendarDocument(name: try calendarName(scope, content: content),
-                                        events: events.map(CalendarDocument.Event.init))
+                                        events: events.map(CalendarDocument.Event.init), leftOut: leftOut)
         let sink = try ExportSink(target)
         try sink.write(Array((ReportDocument.json(document, command: "export") + "\n").utf8))
-        return try sink.finish(rows: events.count)
+        return try sink.finish(rows: events.count, leftOut: leftOut)
     }
 
-    /// The events of a calendar, once the time zones they need are checked.
-    private func calendarEvents(_ scope: ExportScope, content: CalendarContent, today: Date) throws -> [CalendarEvent] {
+    /// The events of a calendar, once the time zones they need are checked, and the events left out
+    /// because a calendar cannot hold them.
+    private func calendarEvents(_ scope: ExportScope, content: CalendarContent, today: Date) throws
+        -> (events: [CalendarEvent], leftOut: [LeftOutRow]) {
         switch content {
         case .meetingsAndEvents:
             try requireCalendarTimeZones(scope)
-            return try groupEvents(scope, today: today) + eventEvents(scope)
+            let (events, leftOut) = try eventEvents(scope)
+            return (try groupEvents(scope, today: today) + events, leftOut)
         case .academicTerms:
-            return try termEvents(scope)
+            return (try termEvents(scope), [])
         }
     }
 
@@ -186,7 +190,9 @@ extension Exporter {
 
     /// The events of a scope, each as it was imported: timed or all-day, once or repeating with its
     /// exceptions, under its own UID (one read from an iCalendar file) or `event-CODE@crubatch.cru.org`.
-    private func eventEvents(_ scope: ExportScope) throws -> [CalendarEvent] {
+    /// An event that iCalendar cannot hold (SQL past `import`'s checks: an end at or before the start)
+    /// is left out, with why, so that one bad row never costs the calendar its other events.
+    private func eventEvents(_ scope: ExportScope) throws -> (events: [CalendarEvent], leftOut: [LeftOutRow]) {
         let wallClock = "'YYYY-MM-DD HH24:MI:SS'"
         let rows = try connection.query("""
             select ev.code, ev.name, to_char(ev.starts_at at time zone ev.timezone, \(unescaped: wallClock)),
@@ -196,7 +202,8 @@ extension Exporter {
                     from unnest(ev.exceptions) x)
             from events ev where \(eventFilter(scope)) order by ev.starts_at, ev.code
             """).rows
-        return try rows.compactMap { row -> CalendarEvent? in
+        var leftOut: [LeftOutRow] = []
+        let events = try rows.compactMap { row -> CalendarEvent? in
             guard let start = Self.localDateTime(try row.decode(String.self, 2)) else { return nil }
             let stamp = Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 8)))
             let allDay = try row.decode(Bool.self, 9)
@@ -212,13 +219,21 @@ extension Exporter {
             }
             let exceptions = recurrence == nil ? []
                 : (try row.decode(String?.self, 12) ?? "").split(separator: ",").compactMap { Self.localDateTime(String($0)) }
-            return CalendarEvent(uid: try row.decode(String?.self, 11) ?? "event-\(try row.decode(String.self, 0))@crubatch.cru.org",
-                                 summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 7),
-                                 location: try row.decode(String?.self, 5), url: try row.decode(String?.self, 6),
-                                 start: allDay ? start.startOfDay : start, end: end, timeZone: try row.decode(String.self, 4),
-                                 isAllDay: allDay, recurrence: recurrence, exceptions: exceptions, categories: ["Event"],
-                                 dtstamp: stamp, lastModified: stamp)
+            let code = try row.decode(String.self, 0)
+            let event = CalendarEvent(
+                uid: try row.decode(String?.self, 11) ?? "event-\(code)@crubatch.cru.org",
+                summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 7),
+                location: try row.decode(String?.self, 5), url: try row.decode(String?.self, 6),
+                start: allDay ? start.startOfDay : start, end: end, timeZone: try row.decode(String.self, 4),
+                isAllDay: allDay, recurrence: recurrence, exceptions: exceptions, categories: ["Event"],
+                dtstamp: stamp, lastModified: stamp)
+            if let problem = ICalendarWriter.problem(with: event) {
+                leftOut.append(LeftOutRow(kind: Kind.events.noun, code: code, reason: problem))
+                return nil
+            }
+            return event
         }
+        return (events, leftOut)
     }
 
     /// The academic calendar of a scope: for each term, all-day events for its first and last day of
@@ -305,6 +320,8 @@ private struct CalendarDocument: Encodable {
     let kind = "calendar"
     let name: String
     let events: [Event]
+    /// The events a calendar cannot hold, left out.
+    let leftOut: [LeftOutRow]
 }
 
 /// The time zones a calendar can be written in: tz database names (`TimeZoneNames`) that this

@@ -9,6 +9,20 @@ public struct ExportedFile: Sendable, Codable, Equatable {
     public var rows: Int
     public var bytes: Int
     public var sha256: String
+    /// The rows the file could not hold and left out (nil when none): the file holds every other one.
+    public var leftOut: [LeftOutRow]?
+}
+
+/// A row that one export left out because its file cannot hold it (an event that does not end after
+/// it starts, in a calendar: rows written by SQL past `import`'s checks), and why.
+public struct LeftOutRow: Sendable, Codable, Equatable {
+    /// The kind's noun (`event`) and the row's code.
+    public var kind: String
+    public var code: String
+    public var reason: String
+
+    /// `event "aia-beach-day"`, for messages.
+    public var label: String { "\(kind) \(String(reflecting: code))" }
 }
 
 /// Data in the database that one export cannot be written from: a code that cannot name a file, a
@@ -195,10 +209,11 @@ final class ExportSink {
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// Header rows are not counted: COPY reports data rows only.
-    func finish(rows: Int) throws -> ExportedFile {
+    /// Header rows are not counted: COPY reports data rows only. `leftOut`: rows the file could not hold.
+    func finish(rows: Int, leftOut: [LeftOutRow] = []) throws -> ExportedFile {
         try flush()
         let (size, digest) = try file.commit()
-        return ExportedFile(file: file.target.path, rows: rows, bytes: size, sha256: digest)
+        return ExportedFile(file: file.target.path, rows: rows, bytes: size, sha256: digest,
+                            leftOut: leftOut.isEmpty ? nil : leftOut)
     }
 }

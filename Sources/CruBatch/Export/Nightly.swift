@@ -7,7 +7,8 @@ import PostgresClient
 /// cars of each upcoming event that shares rides into `DIR/YYYY-MM-DD/` with a `manifest.json`,
 /// built in a temporary folder and renamed into place in one step, so a failure leaves no dated
 /// folder and the previous one untouched. `DIR/latest` points to the newest. A file that bad data
-/// keeps from being written is skipped and listed in the manifest's `errors`.
+/// keeps from being written is skipped and listed in the manifest's `errors`, and so is a row that a
+/// written file left out (an event a calendar cannot hold).
 public struct NightlyExport {
     /// The manifest: what each file holds and its checksum, and which files were skipped and why.
     public struct Manifest: Codable, Sendable {
@@ -17,10 +18,13 @@ public struct NightlyExport {
         public var errors: [SkippedFile]
     }
 
-    /// A file the data kept out of the dated folder; everything else was written.
+    /// A file the data kept out of the dated folder, or a row a written file left out; everything
+    /// else was written.
     public struct SkippedFile: Codable, Sendable, Equatable {
         /// The file's path in the dated folder; nil when the data could not even name a file.
         public var file: String?
+        /// The row left out of `file` (`event "aia-beach-day"`); nil when the whole file was skipped.
+        public var row: String?
         public var error: String
     }
 
@@ -119,6 +123,7 @@ public struct NightlyExport {
                 var file = try write(.regularFile(try Self.path(path, inside: folder)))
                 file.file = path
                 files.append(file)
+                errors += (file.leftOut ?? []).map { SkippedFile(file: path, row: $0.label, error: $0.reason) }
             } catch let error as UnexportableData {
                 errors.append(SkippedFile(file: relative, error: error.description))
             }

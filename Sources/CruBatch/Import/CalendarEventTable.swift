@@ -43,7 +43,8 @@ struct CalendarOwner {
 ///   form crubatch writes (`event-CODE@crubatch.cru.org`) is that event's code.
 /// - Times become wall-clock times in the event's zone: its TZID, else the file's X-WR-TIMEZONE,
 ///   else the owner's campus's zone, else America/Los_Angeles. An all-day event keeps its dates.
-///   An event without an end ends when it starts (one day for an all-day event).
+///   An all-day event without an end lasts one day; a timed one has no end (the calendar's default
+///   length), since an event must end after it starts.
 /// - The RRULE is kept as written. EXDATEs, and the occurrences that other VEVENTs of the same UID
 ///   cancel or move (RECURRENCE-ID), become the event's exceptions; a moved occurrence is an event
 ///   of its own, under its UID and original start (`UID/20261020T190000`).
@@ -229,8 +230,10 @@ final class CalendarEventTable: TableReader {
         set("starts_at", event.start.flatMap { wallClock($0.value) }, from: "DTSTART", line: startLine)
         set("timezone", eventZone, from: "DTSTART", line: startLine)
         set("all_day", isAllDay ? "yes" : "no", from: "DTSTART", line: startLine)
-        let end = event.end ?? event.start.map { start in
-            guard case .date(let day) = start.value else { return start }
+        // Without DTEND or DURATION a timed event is a moment, which the events kind does not hold:
+        // it is stored without an end, as a CSV row that gives none.
+        let end = event.end ?? event.start.flatMap { start in
+            guard case .date(let day) = start.value else { return nil }
             return Located(value: CalendarTime.date(day.addingDays(1)), line: start.line)
         }
         set("ends_at", end.flatMap { wallClock($0.value) }, from: event.end == nil ? "DTSTART" : "DTEND", line: end?.line)

@@ -45,6 +45,7 @@ struct DatabaseChecks {
                 found += try zoneDefaults(column, inheritedThrough: inheritedThrough)
             case .endNotBeforeStart(let start, let end): found += try dateOrder(start: start, end: end, strictly: false)
             case .endAfterStart(let start, let end): found += try dateOrder(start: start, end: end, strictly: true)
+            case .eventEndsAfterStart: found += try eventsEndingTooSoon()
             case .periodsWithin(let periods, let start, let end): found += try periodsOutside(periods, start: start, end: end)
             case .groupCapacity:
                 let rejected = rejectedLines.union(found.filter { $0.severity == .error }.map(\.line))
@@ -327,6 +328,46 @@ struct DatabaseChecks {
             diagnostic(try row.decode(Int.self, 0), column: end, code: .outOfRange,
                        message: "\(end) is \(strictly ? "not after" : "before") \(start)",
                        hint: "check the two dates; the end must \(strictly ? "come after" : "not come before") the start")
+        }
+    }
+
+    /// Events that end before they start, or when they start (all-day events may: they last their
+    /// first day). A timed event's times are compared as its calendar shows them, wall-clock times in
+    /// its zone: 01:30 PDT to 01:15 PST on the night the clocks fall back ends before it starts there.
+    /// A start that the event's zone skips in spring does not exist: PostgreSQL, like RFC 5545, reads
+    /// it an hour later, which is how 02:30 to 03:30 on that night ends when it starts. Such a start is
+    /// reported at the start, with the time it was read as.
+    private func eventsEndingTooSoon() throws -> [Diagnostic] {
+        guard isPresent("ends_at") else { return [] }
+        let wallClock = #"'YYYY-MM-DD"T"HH24:MI'"#
+        let rows = try connection.query("""
+            select n.line, n.ends_at = n.starts_at, to_char(n.ends_at at time zone z.zone, \(unescaped: wallClock)),
+                   z.zone,
+                   case when s.starts_at !~ '(Z|[+-][0-9][0-9]:[0-9][0-9])$'
+                        and n.starts_at at time zone z.zone <> s.starts_at::timestamp
+                   then to_char(s.starts_at::timestamp, \(unescaped: wallClock)) || '|'
+                        || to_char(n.starts_at at time zone z.zone, 'HH24:MI') end
+            from (\(unescaped: spec.resolveSQL)) n join stage s on s.line = n.line left join events e on e.code = s.code
+            cross join lateral (select \(unescaped: KindCatalog.eventZone) as zone) z
+            where n.ends_at < n.starts_at
+               or (n.all_day is not true and n.ends_at at time zone z.zone <= n.starts_at at time zone z.zone)
+            order by n.line
+            """).rows
+        return try rows.map { row in
+            let line = try row.decode(Int.self, 0)
+            if let skipped = try row.decode(String?.self, 4)?.split(separator: "|") {
+                let zone = try row.decode(String.self, 3), end = try row.decode(String.self, 2)
+                return diagnostic(line, column: "starts_at", code: .outOfRange,
+                                  message: "starts_at \(skipped[0]) does not exist in \(zone) (the clocks skip that "
+                                      + "hour) and is read as \(skipped[1]), which is not before ends_at \(end)",
+                                  hint: "give the time the event really starts, outside the hour the clocks skip")
+            }
+            let same = try row.decode(Bool.self, 1)
+            return diagnostic(line, column: "ends_at", code: .outOfRange,
+                              message: same ? "ends_at is the same time as starts_at: an event ends after it starts"
+                                  : "ends_at is before starts_at",
+                              hint: same ? "give the time it ends, or leave ends_at empty when it is not known"
+                                  : "check the two dates; the end must come after the start")
         }
     }
 

@@ -27,7 +27,7 @@ enum CellNormalizer {
         let text = trimmedNFC(raw)
         if text.isEmpty { return CellReading() }
         if case .list(let element) = type { return try list(text, of: element, dateOrder: dateOrder) }
-        try refuseControlCharacters(text, multiline: type == .multilineText)
+        try refuseControlCharacters(text, multiline: type == .multilineText, keepsJoiners: type.isFreeText)
         switch type {
         case .text, .multilineText, .reference: return CellReading(value: text)
         case .code: return CellReading(value: try code(text))
@@ -393,25 +393,73 @@ enum CellNormalizer {
 
     /// Refuses C0 and C1 control characters, DEL and the Unicode line and paragraph separators: in
     /// a name or a location a line break would start a new line of an email (a forged `Bcc:` line).
-    /// `multiline` text keeps line breaks and tabs. The cell is never echoed, only the character.
-    private static func refuseControlCharacters(_ text: String, multiline: Bool) throws(CellProblem) {
+    /// `multiline` text keeps line breaks and tabs. Refuses too the invisible characters that change
+    /// how text reads without showing (`invisibleFormatting`): a right-to-left override shows
+    /// `Smith<U+202E>exe.fdp` as `Smithpdf.exe`, a zero-width space makes `admin` two different names.
+    /// The cell is never echoed, only the character.
+    private static func refuseControlCharacters(_ text: String, multiline: Bool,
+                                                keepsJoiners: Bool) throws(CellProblem) {
         var copy = text
         // Bytes that start no such character rule it out without decoding; most cells stop here.
-        let suspect = copy.withUTF8 { bytes in bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 } }
+        // (E2: U+2000..U+2FFF; D8: U+0600..U+063F; EF: U+F000..U+FFFF.)
+        let suspect = copy.withUTF8 { bytes in
+            bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == 0xD8 || $0 == 0xEF }
+        }
         guard suspect else { return }
+        /// `U+202E`: the scalar's code point.
+        func codePoint(_ value: UInt32) -> String {
+            let hex = String(value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
         for (offset, scalar) in text.unicodeScalars.enumerated() {
             let value = scalar.value
+            if invisibleFormatting.contains(value) {
+                let isJoiner = value == 0x200C || value == 0x200D
+                if keepsJoiners && isJoiner && joinsLetters(Array(text.unicodeScalars), at: offset) { continue }
+                let name = codePoint(value) + " " + (scalar.properties.name ?? "")
+                throw CellProblem(
+                    code: .controlCharacter,
+                    message: "contains an invisible formatting character (\(name)) at character \(offset + 1)",
+                    hint: "remove it: it changes how the text reads without showing; retype the text if it was pasted")
+            }
             guard value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029,
                   !(multiline && (value == 0x09 || value == 0x0A || value == 0x0D)) else { continue }
             let lineBreaks: [UInt32] = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
             let what = lineBreaks.contains(value) ? "a line break" : "a control character"
-            let hex = String(value, radix: 16, uppercase: true)
-            let name = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
             throw CellProblem(
-                code: .controlCharacter, message: "contains \(what) (\(name)) at character \(offset + 1)",
+                code: .controlCharacter, message: "contains \(what) (\(codePoint(value))) at character \(offset + 1)",
                 hint: multiline ? "remove it; descriptions keep line breaks and tabs, nothing else invisible"
                     : "remove it; names, codes, titles and locations are one line of text")
         }
+    }
+
+    /// The bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and the
+    /// zero-width characters (U+200B..U+200D, U+2060, U+FEFF), refused in every cell.
+    ///
+    /// ZWNJ and ZWJ (U+200C, U+200D) are a choice: Persian writes ZWNJ inside words (`می‌خواهم`) and
+    /// Indic scripts use both after a virama to pick a letter's form, so a name, title or location
+    /// keeps one that stands between two letters of a script other than Latin (a mark such as the
+    /// virama counts as a letter before it). Everywhere else, and always in codes, emails, phones and
+    /// the other typed cells, they are refused: between Latin letters they only make `paypal` and
+    /// `pay‌pal` two different names that look the same. Emoji sequences, the other use of ZWJ, have
+    /// no place in a name.
+    private static let invisibleFormatting: Set<UInt32> = [
+        0x061C, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+        0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xFEFF,
+    ]
+
+    /// Whether the joiner at `offset` stands between two letters of scripts that join (not Latin):
+    /// a letter or mark before it, a letter after it.
+    private static func joinsLetters(_ scalars: [Unicode.Scalar], at offset: Int) -> Bool {
+        guard offset > 0, offset + 1 < scalars.count else { return false }
+        func isJoiningScript(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value >= 0x0370 && !(0x1E00...0x1EFF).contains(scalar.value)
+        }
+        let before = scalars[offset - 1], after = scalars[offset + 1]
+        return isJoiningScript(before) && isJoiningScript(after)
+            && (before.properties.isAlphabetic || before.properties.generalCategory == .nonspacingMark
+                || before.properties.generalCategory == .spacingMark)
+            && after.properties.isAlphabetic
     }
 }
 

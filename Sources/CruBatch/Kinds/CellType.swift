@@ -67,6 +67,10 @@ public indirect enum CellType: Sendable, Equatable {
     /// A ride request's status: pending, cancelled.
     case rideRequestStatus
 
+    /// Text in which people write names in their own script (names, titles, locations, descriptions,
+    /// rows named rather than coded): it keeps the joiners some scripts need inside a word.
+    var isFreeText: Bool { self == .text || self == .multilineText || self == .reference }
+
     /// The vocabulary a cell of this type is read through, when its values are words.
     var vocabulary: Vocabulary? {
         switch self {

@@ -134,7 +134,7 @@ enum KindCatalog {
     }
 
     /// An event's zone: the row's (which the checks fill in from its ministries), else the stored event's.
-    private static let eventZone = "coalesce(s.timezone, e.timezone, \(defaultZone))"
+    static let eventZone = "coalesce(s.timezone, e.timezone, \(defaultZone))"
 
     /// An instant (SQL over the target row `t`) as wall-clock text in a time zone (SQL; the event's
     /// own), as staff typed it.
@@ -167,7 +167,7 @@ enum KindCatalog {
         ],
         resolveJoins: "left join events e on e.code = s.code",
         rules: [.timeZoneDefault(column: "timezone", inheritedThrough: "ministries"),
-                .endNotBeforeStart(start: "starts_at", end: "ends_at")],
+                .eventEndsAfterStart],
         belongsTo: "ministries")
 
     static let missions = KindSpec(

@@ -121,6 +121,10 @@ enum RowRule: Sendable {
     case endNotBeforeStart(start: String, end: String)
     /// The value of `end` must come after the value of `start` (a term lasts more than a day).
     case endAfterStart(start: String, end: String)
+    /// An event ends after it starts (`starts_at`, `ends_at`); an all-day one may end on its first day.
+    /// A calendar cannot hold an event that ends when it starts. A start in the hour the clocks skip in
+    /// spring, which is read an hour later, is named as the cause.
+    case eventEndsAfterStart
     /// Every period of a `.namedPeriods` column lies between `start` and `end` (a term's breaks).
     case periodsWithin(String, start: String, end: String)
     /// Joins must not fill a group beyond its capacity (current members and earlier rows count).
