@@ -9,8 +9,9 @@ import Testing
 struct ForgetExportsTests {
     private let scratch = ScratchDirectory()
 
-    /// A student who rides in a paired car and has a current membership, given a first name and a phone
-    /// no one else has (the fixtures share phones and names), in a database with the central-coast data and its rides paired.
+    /// A student who rides in a paired car and has a current membership, given a first name and a
+    /// phone no one else has (the fixtures share phones and names), in a database with the
+    /// central-coast data and its rides paired.
     private func riderToForget() throws -> (database: TestDatabase, email: String, name: String, phone: String) {
         let database = try TestDatabase(importing: "central-coast")
         #expect(try database.run(["rides", "pair", "--event", "fall-retreat-2026", "--no-notify"]).status == 0)
@@ -40,7 +41,9 @@ struct ForgetExportsTests {
 
     /// A file's text: a workbook's cells (every sheet, tab-separated), anything else its bytes.
     private func text(of path: String) throws -> String {
-        guard path.hasSuffix(".xlsx") else { return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) }
+        guard path.hasSuffix(".xlsx") else {
+            return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        }
         var lines: [String] = []
         for sheet in try XLSXWorkbook(path: path).sheets {
             let reader = try XLSXTableReader(path: path, sheet: sheet.name)
@@ -65,7 +68,8 @@ struct ForgetExportsTests {
 
     /// Each manifest's entries match their files' SHA-256 and sizes.
     private func expectManifestsMatch(_ out: String) throws {
-        for folder in try FileManager.default.contentsOfDirectory(atPath: out) where !folder.hasPrefix(".") && folder != "latest" {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: out)
+        for folder in folders where !folder.hasPrefix(".") && folder != "latest" {
             let manifest = try JSONSerialization.jsonObject(
                 with: Data(contentsOf: URL(fileURLWithPath: "\(out)/\(folder)/manifest.json"))) as! [String: Any]
             for entry in manifest["files"] as! [[String: Any]] {
@@ -76,7 +80,7 @@ struct ForgetExportsTests {
         }
     }
 
-    @Test("forget --exports removes the person from every kept nightly folder, CSV and workbooks, and updates the manifests")
+    @Test("forget --exports removes the person from every kept nightly folder (CSV, workbooks) and updates manifests")
     func forgetCleansDatedFolders() throws {
         let (database, email, name, phone) = try riderToForget()
         let out = try scratch.folder("exports")
@@ -93,8 +97,8 @@ struct ForgetExportsTests {
 
         let forget = try database.run(["forget", email, "--exports", out, "--format", "json"])
         #expect(forget.status == 0, "\(forget.stderr)")
-        let exports = try #require(
-            (try JSONSerialization.jsonObject(with: Data(forget.stdout.utf8)) as? [String: Any])?["exports"] as? [String: Any])
+        let document = try JSONSerialization.jsonObject(with: Data(forget.stdout.utf8)) as? [String: Any]
+        let exports = try #require(document?["exports"] as? [String: Any])
         let rewritten = exports["rewritten"] as? [String] ?? []
         #expect(rewritten.contains("2026-09-01/rosters/all.csv") && rewritten.contains("2026-09-02/data/students.csv"))
         #expect(rewritten.contains("2026-09-01/rides/fall-retreat-2026.csv"))

@@ -29,7 +29,8 @@ struct ForgottenPerson: Sendable {
     func isIn(_ cells: [String]) -> Bool {
         let values = cells.map { $0.trimmingCharacters(in: .whitespaces) }
         if values.contains(where: { $0.lowercased() == email || isTheirPhone($0) }) { return true }
-        let named = values.contains(fullName) || zip(values, values.dropFirst()).contains { $0 == firstName && $1 == lastName }
+        let named = values.contains(fullName)
+            || zip(values, values.dropFirst()).contains { $0 == firstName && $1 == lastName }
         return named && !values.contains { $0.contains("@") || Self.phoneDigits(of: $0) != nil }
     }
 
@@ -178,7 +179,9 @@ struct NightlyScrubber {
                 changed = true
                 continue
             }
-            let replaced = fields.indices.map { listColumns.contains($0) ? person.replacingItems(of: fields[$0]) : fields[$0] }
+            let replaced = fields.indices.map {
+                listColumns.contains($0) ? person.replacingItems(of: fields[$0]) : fields[$0]
+            }
             if replaced == fields {
                 output += raw
             } else {
@@ -213,7 +216,8 @@ struct NightlyScrubber {
         guard isRegularFile(path) else { throw OutputError(path: path, reason: "missing or not a regular file") }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        var manifest = try decoder.decode(NightlyExport.Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var manifest = try decoder.decode(NightlyExport.Manifest.self, from: data)
         manifest.files = manifest.files.compactMap { entry in
             if removed.contains(entry.file) { return nil }
             guard let new = rewritten[entry.file] else { return entry }
