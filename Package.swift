@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "CruBatchTestSupport"]),
         .testTarget(name: "MessageTemplatesTests", dependencies: ["MessageTemplates", "CruBatchTestSupport"]),
-        .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport"]),
+        .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport", "SpreadsheetReader"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -134,7 +134,8 @@ struct UndoTests {
         try connection.execute("update notifications set status = 'sent', sent_at = now() where id = (select min(id) from notifications where status = 'pending')")
         #expect(try database.run(["runs", "--limit", "1"]).stdout.contains(" place "))
 
-        let undo = try database.run(["undo", String(run)])
+        // --no-notify: the membership whose message was sent goes too, and no leader is told.
+        let undo = try database.run(["undo", String(run), "--no-notify"])
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(undo.stdout.contains("\(queued - 1) pending notifications cancelled"), "\(undo.stdout)")
         // The welcomes to the students the undo removes go with them; the leaders' are kept, cancelled.
@@ -144,6 +145,96 @@ struct UndoTests {
         #expect(try database.count("select count(*) from memberships") == memberships)
         #expect(try peopleFingerprint(database) == people)
         #expect(try database.run(["status"]).stdout.contains("\(queued - 1 - welcomes) cancelled"))
+    }
+
+    /// A place of the small answers file into the central-coast data (whose own messages count as sent),
+    /// and the place's run id.
+    private func placed() throws -> (database: TestDatabase, run: Int) {
+        let database = try loaded()
+        try database.connect().execute("update notifications set status = 'sent', sent_at = now()")
+        let answers = TestEnvironment.fixture("get-involved/answers-small.csv")
+        return (database, try runID(try database.run(["place", answers, "--format", "json"])))
+    }
+
+    /// Delivers the outbox to the SMTP sink, one message per notification.
+    private func notify(_ database: TestDatabase) throws {
+        let notify = try database.run(["notify", "--smtp-url", try MailSink.url(), "--no-digest"])
+        #expect(notify.status == 0, "\(notify.stdout)\(notify.stderr)")
+    }
+
+    /// The (membership, leader) pairs of a kind of message about the memberships a place added.
+    private func told(_ database: TestDatabase, _ kind: String, _ status: String) throws -> [[String?]] {
+        try database.connect().query("""
+            select membership_id::text, recipient_id::text from notifications
+            where kind = \(kind) and status = \(status)
+            and membership_id in (select id from memberships where source = 'place')
+            order by 1, 2
+            """).texts
+    }
+
+    @Test("undo of a place whose messages were sent names them; each leader told gets a left, which notify sends")
+    func undoSentPlace() throws {
+        let (database, run) = try placed()
+        try notify(database)
+        let joined = try told(database, "joined", "sent")
+        let welcomes = try database.count(
+            "select count(*) from notifications where kind = 'welcome' and status = 'sent'")
+        #expect(!joined.isEmpty && welcomes > 0)
+
+        let undo = try database.run(["undo", String(run)])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(undo.stdout.contains("already sent: \(welcomes) welcome, \(joined.count) joined"), "\(undo.stdout)")
+        #expect(undo.stdout.contains("\(joined.count) left notification"), "\(undo.stdout)")
+        // Each leader told of a join is told of the leave; the students are no longer members.
+        #expect(try told(database, "left", "pending") == joined)
+        #expect(try database.count("select count(*) from memberships where source = 'place' and status <> 'left'") == 0)
+
+        let expected = try database.connect().query("""
+            select n.id, l.email, s.first_name || ' ' || s.last_name || ' left ' || g.name
+            from notifications n join people l on l.id = n.recipient_id join memberships m on m.id = n.membership_id
+            join people s on s.id = m.person_id join community_groups g on g.id = m.group_id
+            where n.kind = 'left' and n.status = 'pending' order by n.id
+            """).texts
+        try notify(database)
+        #expect(try told(database, "left", "sent") == joined)
+        for row in expected {
+            let mail = try #require(try MailSink.message(withID: "notification-\(row[0]!).\(database.name)@crubatch"))
+            #expect(mail.header("To")?.contains(row[1]!) == true, "\(mail.header("To") ?? "")")
+            #expect(mail.header("Subject") == row[2])
+        }
+    }
+
+    @Test("undo --no-notify of a place whose messages were sent still names them in JSON, and queues no left")
+    func undoSentPlaceQuietly() throws {
+        let (database, run) = try placed()
+        try notify(database)
+        let joined = try told(database, "joined", "sent").count
+        let welcomes = try database.count(
+            "select count(*) from notifications where kind = 'welcome' and status = 'sent'")
+        let memberships = try database.count("select count(*) from memberships where source = 'place'")
+        #expect(memberships > 0)
+
+        let undo = try database.run(["undo", String(run), "--no-notify", "--format", "json"])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(undo.stdout.utf8)) as? [String: Any])
+        #expect(report["already_sent"] as? [String: Int] == ["welcome": welcomes, "joined": joined])
+        #expect(report["left_queued"] as? Int == 0)
+        #expect(try database.count("select count(*) from notifications where kind = 'left'") == 0)
+        #expect(try database.count("select count(*) from memberships where source = 'place'") == 0)
+    }
+
+    @Test("undo of a place whose messages were not sent cancels them and queues no left")
+    func undoUnsentPlace() throws {
+        let (database, run) = try placed()
+        let pending = try database.count("select count(*) from notifications where status = 'pending'")
+        let undo = try database.run(["undo", String(run), "--format", "json"])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(undo.stdout.utf8)) as? [String: Any])
+        #expect(report["already_sent"] as? [String: Int] == [:])
+        #expect(report["left_queued"] as? Int == 0)
+        #expect(report["notifications_cancelled"] as? Int == pending)
+        #expect(try database.count("select count(*) from notifications where kind = 'left'") == 0)
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
     }
 
     @Test("undo of a sync brings the archived groups back")

@@ -99,6 +99,7 @@ public struct NightlyExport {
             try replace(final, with: temporary)
             let newest = try pointLatestAtNewest(orAt: name)
             try prune(sparing: [name, newest])
+            try remember()
             return (final, manifest)
         } catch {
             try? fileManager.removeItem(atPath: temporary)
@@ -162,6 +163,23 @@ public struct NightlyExport {
     }
 
     private var latestPath: String { outputDirectory + "/latest" }
+
+    /// Records the output folder (absolute) in `nightly_runs`, so `forget` finds the folders that
+    /// hold copies of a person without being told where they are.
+    private func remember() throws {
+        guard let resolved = realpath(outputDirectory, nil) else { throw OutputError.fromErrno(outputDirectory) }
+        defer { free(resolved) }
+        try connection.query("""
+            insert into nightly_runs (out_dir, folder)
+            values (\(String(cString: resolved)), \(Self.folderName(for: date)))
+            """)
+    }
+
+    /// The folder the last nightly run wrote into, if nightly has run against this database.
+    public static func rememberedDirectory(connection: PostgresConnection) throws -> String? {
+        try connection.query("select out_dir from nightly_runs order by id desc limit 1").rows.first?
+            .decode(String.self, 0)
+    }
 
     /// `latest` is replaced by a new symbolic link each night; anything else by that name belongs to
     /// someone else, so the run stops (exit 73) before it writes or moves anything.
@@ -227,8 +245,11 @@ public struct NightlyExport {
     }
 
     /// The dated folders' names, newest first.
-    private func datedFolders() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: outputDirectory)
+    private func datedFolders() throws -> [String] { try Self.datedFolders(in: outputDirectory) }
+
+    /// The names in `directory` that a dated folder has (`YYYY-MM-DD`), newest first.
+    static func datedFolders(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil }
             .sorted(by: >)
     }

@@ -20,13 +20,36 @@ public struct PersonalDataEraser {
         public var ridesCancelled = 0
         /// Earlier change images of the person's row that were scrubbed.
         public var imagesScrubbed = 0
+        /// What was done to the kept nightly folders; nil when no folder was given and nightly has
+        /// never recorded one.
+        public var exports: NightlyCleanup?
+
+        /// Whether some export file still holding the person could not be cleaned.
+        public var exportsFailed: Bool { !(exports?.failures.isEmpty ?? true) }
 
         public var text: String {
             "forgot person \(personID) (run \(runID)): name, email and phone replaced by placeholders; "
                 + "\(membershipsEnded) membership\(membershipsEnded == 1 ? "" : "s") ended, "
                 + "\(ridesCancelled) ride offer\(ridesCancelled == 1 ? "" : "s") or request\(ridesCancelled == 1 ? "" : "s") cancelled, "
                 + "\(notificationsDeleted) notification\(notificationsDeleted == 1 ? "" : "s") deleted, "
-                + "\(imagesScrubbed) earlier change image\(imagesScrubbed == 1 ? "" : "s") scrubbed"
+                + "\(imagesScrubbed) earlier change image\(imagesScrubbed == 1 ? "" : "s") scrubbed" + exportsText
+        }
+
+        private var exportsText: String {
+            guard let exports else {
+                return "\nno nightly folder is known (nightly has not run against this database); "
+                    + "pass --exports DIR to clean one"
+            }
+            var lines = ["", "nightly folder \(exports.directory): \(exports.folders.count) dated folder"
+                + "\(exports.folders.count == 1 ? "" : "s") checked, \(exports.rewritten.count) file"
+                + "\(exports.rewritten.count == 1 ? "" : "s") rewritten, \(exports.removed.count) removed"]
+            lines += exports.rewritten.map { "  rewrote \($0)" } + exports.removed.map { "  removed \($0)" }
+            lines += exports.failures.map { "  NOT CLEANED \($0)" }
+            if exportsFailed {
+                lines.append("the database erasure is committed, but the files above marked NOT CLEANED still hold "
+                    + "the person: fix the cause and run forget again with --exports (it finds them by the old values)")
+            }
+            return lines.joined(separator: "\n")
         }
     }
 
@@ -44,13 +67,39 @@ public struct PersonalDataEraser {
         self.connection = connection
     }
 
-    public func erase(email: String) throws -> Report {
+    /// Erases the person in the database, then takes them out of the dated folders of `exports` (by
+    /// default the folder the last nightly run wrote into). The erasure commits first: a folder that
+    /// cannot be cleaned is listed in the report's `exports.failures` and leaves the database erased.
+    public func erase(email: String, exports: String? = nil) throws -> Report {
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()
         guard let personID = try connection.query("select id from people where lower(email) = \(email)").scalar(Int?.self) else {
             throw CruBatchError.refused("no person has this email; nothing was changed")
         }
+        if let exports, !FileManager.default.fileExists(atPath: exports) {
+            throw CruBatchError.usage("--exports \(exports): no such folder; nothing was changed")
+        }
+        let before = try connection.query("""
+            select first_name, last_name, phone from people where id = \(personID)
+            """).rows[0]
+        var report = try eraseInDatabase(personID: personID, email: email)
+        let after = try connection.query("""
+            select email, first_name || ' ' || last_name, coalesce(phone, '') from people where id = \(personID)
+            """).rows[0]
+        let person = ForgottenPerson(
+            email: email, firstName: try before.decode(String.self, 0), lastName: try before.decode(String.self, 1),
+            phoneDigits: try before.decode(String?.self, 2)?.filter(\.isNumber),
+            placeholderEmail: try after.decode(String.self, 0), placeholderName: try after.decode(String.self, 1),
+            placeholderPhone: try after.decode(String.self, 2))
+        if let directory = try exports ?? NightlyExport.rememberedDirectory(connection: connection) {
+            report.exports = NightlyScrubber(directory: directory, person: person).run()
+        }
+        return report
+    }
+
+    /// The erasure itself, in one transaction recorded as a `forget` run.
+    private func eraseInDatabase(personID: Int, email: String) throws -> Report {
         let runLog = RunLog(connection: connection)
         let runID = try runLog.start(kind: "forget", file: "-", dryRun: false)
         var report = Report(runID: runID, personID: personID)

@@ -5,6 +5,12 @@ import PostgresClient
 /// ended or deleted get their values from before the run back (`updated_at` included); the
 /// notifications it queued that are still pending are cancelled.
 ///
+/// A membership the run added whose `joined` was already sent to a leader is ended (status `left`)
+/// instead of deleted, so that the `left` trigger tells each leader who was told of the join (and
+/// only them); its student stays too, as a person a message named. With `notify: false` such
+/// memberships are deleted like the others and no one is told. Either way the report counts the
+/// `welcome` and `joined` messages already sent about the memberships the run added.
+///
 /// Nothing is written, and the rows are listed, when a row changed after the run (it is no longer
 /// the run's after-image) or a later row uses one the undo would delete, unless `force` says to
 /// overwrite them. The SQL is the same for every table: keys and columns come from the catalog.
@@ -32,6 +38,12 @@ public struct Undo {
         /// Rows the run had added, removed, per table.
         public var removed: [String: Int] = [:]
         public var notificationsCancelled = 0
+        /// Messages about the memberships the run added that had been sent before the undo, per kind.
+        public var alreadySent: [String: Int] = [:]
+        /// `left` messages queued to the leaders who were told of a join the undo takes back.
+        public var leftQueued = 0
+        /// Memberships the run added that were ended rather than deleted, because a leader had been told.
+        public var membershipsEnded = 0
 
         public var undone: Bool { conflicts.isEmpty || forced }
 
@@ -39,7 +51,8 @@ public struct Undo {
         public var exitStatus: ExitStatus { undone ? .ok : .rejected }
 
         private enum Keys: String, CodingKey {
-            case runId, run, undone, forced, conflicts, restored, removed, notificationsCancelled
+            case runId, run, undone, forced, conflicts, restored, removed, notificationsCancelled, alreadySent
+            case leftQueued, membershipsEnded
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -52,6 +65,9 @@ public struct Undo {
             try container.encode(restored, forKey: .restored)
             try container.encode(removed, forKey: .removed)
             try container.encode(notificationsCancelled, forKey: .notificationsCancelled)
+            try container.encode(alreadySent, forKey: .alreadySent)
+            try container.encode(leftQueued, forKey: .leftQueued)
+            try container.encode(membershipsEnded, forKey: .membershipsEnded)
         }
 
         /// What happened, for a terminal: one line, or the refusal and one line per conflict.
@@ -68,6 +84,13 @@ public struct Undo {
             }
             var lines = ["undid run \(runID) (\(run)): " + (tables.isEmpty ? "it had changed no rows" : tables.joined(separator: "; "))
                 + "; \(notificationsCancelled) pending notification\(notificationsCancelled == 1 ? "" : "s") cancelled"]
+            if !alreadySent.isEmpty {
+                let sent = ["welcome", "joined"].compactMap { kind in alreadySent[kind].map { "\($0) \(kind)" } }
+                lines.append("already sent: \(sent.joined(separator: ", ")); " + (membershipsEnded == 0
+                    ? "no leader is told of the undo (--no-notify, or no join had been sent)"
+                    : "\(leftQueued) left notification\(leftQueued == 1 ? "" : "s") queued to the leaders told, "
+                        + "\(membershipsEnded) membership\(membershipsEnded == 1 ? "" : "s") ended instead of removed"))
+            }
             if forced && !conflicts.isEmpty { lines += ["overwrote \(conflicts.count) row\(conflicts.count == 1 ? "" : "s") changed after the run:"] + list }
             return lines.joined(separator: "\n")
         }
@@ -79,7 +102,8 @@ public struct Undo {
         self.connection = connection
     }
 
-    public func run(_ runID: Int, force: Bool) throws -> Report {
+    /// Undoes a run; `notify: false` (`--no-notify`) tells no leader of a join it takes back.
+    public func run(_ runID: Int, force: Bool, notify: Bool = true) throws -> Report {
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
         var report = Report(runID: runID, run: try describeUndoable(runID))
@@ -103,6 +127,8 @@ public struct Undo {
                 try connection.execute("rollback")
                 return report
             }
+            report.alreadySent = try sentAboutAddedMemberships()
+            if notify { try keepAnnouncedMemberships() }
             let added = NotificationSubject.allCases.map { subject in
                 """
                 n.\(subject.column) in (select (u.row_key->>'id')::bigint from undo_rows u
@@ -117,6 +143,7 @@ public struct Undo {
             try connection.execute("""
                 create temp table undo_pending on commit drop as select id from notifications where status = 'pending'
                 """)
+            if notify { (report.membershipsEnded, report.leftQueued) = try endAnnouncedMemberships() }
             for table in tables { report.restored[table.name] = try putBack(table) }
             for table in tables.reversed() { report.removed[table.name] = try remove(table) }
             report.notificationsCancelled += try connection.query("""
@@ -133,6 +160,51 @@ public struct Undo {
             throw error
         }
         return report
+    }
+
+    /// The `welcome` and `joined` messages already sent about the memberships the run added, per kind.
+    private func sentAboutAddedMemberships() throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try connection.query("""
+            select n.kind, count(*)::int from notifications n join undo_rows u
+            on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
+            where n.status = 'sent' and n.kind in ('welcome', 'joined') group by n.kind
+            """).rows {
+            counts[try row.decode(String.self, 0)] = try row.decode(Int.self, 1)
+        }
+        return counts
+    }
+
+    /// Takes out of the undo the memberships the run added that a leader was told of (a `joined`
+    /// sent), and the people the run added who are their students: they are ended instead
+    /// (`endAnnouncedMemberships`), and a person named in a sent message stays.
+    private func keepAnnouncedMemberships() throws {
+        try connection.execute("""
+            create temp table undo_announced on commit drop as
+            select m.id, m.person_id from memberships m join undo_rows u
+            on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = m.id
+            where exists (select 1 from notifications n
+                          where n.membership_id = m.id and n.kind = 'joined' and n.status = 'sent');
+            delete from undo_rows u using undo_announced a
+            where u.before is null and (u.row_key->>'id')::bigint = case u.table_name when 'memberships' then a.id
+                                                                        when 'people' then a.person_id end;
+            """)
+    }
+
+    /// Ends the memberships `keepAnnouncedMemberships` kept: the `left` trigger cancels what is still
+    /// pending about them and tells each leader who was told of the join. Returns how many ended and
+    /// how many `left` messages were queued.
+    private func endAnnouncedMemberships() throws -> (ended: Int, queued: Int) {
+        let ended = try connection.query("""
+            update memberships m set \(unescaped: KindCatalog.membershipEnd.retire)
+            where m.id in (select id from undo_announced)
+            and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
+            """).affectedRows
+        let queued = try connection.query("""
+            select count(*) from notifications
+            where kind = 'left' and status = 'pending' and membership_id in (select id from undo_announced)
+            """).scalar(Int.self)
+        return (ended, queued)
     }
 
     /// What the run was, or why it cannot be undone.
