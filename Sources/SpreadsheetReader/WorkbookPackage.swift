@@ -112,9 +112,11 @@ final class PartInputStream: InputStream {
                     throw PartReadFailure(message: "the package has no part \(part)")
                 }
                 var inflated = 0
+                var prolog = PrologCheck()
                 let checksum = try archive.extract(entry, bufferSize: 1 << 16, skipCRC32: false) { chunk in
                     inflated += chunk.count
                     guard inflated <= limit else { throw PartReadFailure.inflates(part, past: limit) }
+                    if let refusal = prolog.feed(chunk).refusal { throw PartReadFailure(message: "\(part): \(refusal)") }
                     try queue.put(chunk)
                 }
                 guard checksum == entry.checksum else { throw PartReadFailure(message: "\(part) is damaged (its checksum does not match)") }

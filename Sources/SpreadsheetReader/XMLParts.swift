@@ -18,6 +18,7 @@ final class ElementVisitor: NSObject, XMLParserDelegate {
 
     /// Parses `data`; returns the parser's error message, or nil when the XML is well formed.
     static func walk(_ data: Data, _ visit: @escaping (_ name: String, _ attributes: [String: String], _ ancestors: [String]) -> Void) -> String? {
+        if let refusal = PrologCheck.check(data).refusal { return refusal }
         let visitor = ElementVisitor(visit)
         let parser = XMLParser(data: data)
         parser.delegate = visitor
@@ -37,6 +38,95 @@ final class ElementVisitor: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
         ancestors.removeLast()
         complete = ancestors.isEmpty
+    }
+}
+
+/// Reads the prolog of an XML part (what comes before its root element), a chunk at a time, for a
+/// document type declaration. Spreadsheet programs never write one, and the entities it declares are
+/// how a hostile file attacks a reader: expansion without end (billion laughs), or a file or address
+/// of this machine read into a cell (XXE). A part that declares one is refused, not read without it.
+struct PrologCheck {
+    /// What the bytes so far show.
+    enum Verdict: Equatable {
+        /// The root element has started with no declaration before it.
+        case clean
+        /// A `<!DOCTYPE` stands in the prolog.
+        case declaresDocumentType
+        /// The prolog has not ended yet.
+        case undecided
+        /// The prolog runs past `limit` bytes: no spreadsheet program writes that much before the root.
+        case tooLong
+
+        /// Why a part with this prolog is not read; nil while it may be.
+        var refusal: String? {
+            switch self {
+            case .clean, .undecided: nil
+            case .declaresDocumentType:
+                "it declares a document type (<!DOCTYPE ...>), which no spreadsheet program writes: its entities are not read"
+            case .tooLong: "its XML has more than \(PrologCheck.limit) bytes before its first element"
+            }
+        }
+    }
+
+    /// The most prolog bytes looked at.
+    static let limit = 1 << 16
+    private var prolog: [UInt8] = []
+    private(set) var verdict = Verdict.undecided
+
+    /// The verdict after `chunk`, the next bytes of the part.
+    mutating func feed(_ chunk: some Collection<UInt8>) -> Verdict {
+        guard verdict == .undecided else { return verdict }
+        prolog += chunk.prefix(Self.limit + 1 - prolog.count)
+        verdict = Self.judge(prolog)
+        if verdict == .undecided && prolog.count > Self.limit { verdict = .tooLong }
+        return verdict
+    }
+
+    /// The verdict on the whole of `data`: a part read at once.
+    static func check(_ data: Data) -> Verdict {
+        var check = PrologCheck()
+        let verdict = check.feed(data)
+        return verdict == .undecided ? .clean : verdict
+    }
+
+    /// Steps over the XML declaration, processing instructions, comments and white space.
+    private static func judge(_ bytes: [UInt8]) -> Verdict {
+        var index = 0
+        func starts(_ text: String, at position: Int) -> Bool? {
+            let expected = Array(text.utf8)
+            let available = min(expected.count, bytes.count - position)
+            guard bytes[position..<position + available].elementsEqual(expected[..<available]) else { return false }
+            return available == expected.count ? true : nil
+        }
+        func end(of terminator: String, from position: Int) -> Int? {
+            let expected = Array(terminator.utf8)
+            var at = position
+            while at + expected.count <= bytes.count {
+                if bytes[at..<at + expected.count].elementsEqual(expected) { return at + expected.count }
+                at += 1
+            }
+            return nil
+        }
+        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            guard open + 1 < bytes.count else { return .undecided }
+            switch bytes[open + 1] {
+            case UInt8(ascii: "?"):
+                guard let next = end(of: "?>", from: open + 2) else { return .undecided }
+                index = next
+            case UInt8(ascii: "!"):
+                switch (starts("<!--", at: open), starts("<!DOCTYPE", at: open)) {
+                case (true, _):
+                    guard let next = end(of: "-->", from: open + 4) else { return .undecided }
+                    index = next
+                case (_, true): return .declaresDocumentType
+                case (nil, _), (_, nil): return .undecided
+                default: return .clean
+                }
+            default:
+                return .clean
+            }
+        }
+        return .undecided
     }
 }
 
