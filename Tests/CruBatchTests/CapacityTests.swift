@@ -110,8 +110,8 @@ struct CapacityTests {
     }
 
     /// `place` reads the member counts, then is held up on its student's row (this test locks it);
-    /// meanwhile `import memberships` wants the same last seat. Whoever is first, the other is
-    /// refused: place's run locks the groups, so the import's count waits for it and sees the group full.
+    /// meanwhile `import memberships --wait` wants the same last seat. place holds the memberships'
+    /// import lock, so the import waits for it, then counts and sees the group full.
     @Test("place and import memberships racing for the last seat: one gets it, the import reports over-capacity")
     func placeAndImportRace() throws {
         let (database, emails) = try databaseWithOneSeatLeft(students: 2)
@@ -129,7 +129,7 @@ struct CapacityTests {
         try #require(waitUntil(timeout: 20) {
             try waitingQueries(database).contains { $0.contains("insert into people") }
         }, "place never waited for the student's row")
-        let importing = try database.start(["import", "memberships", joins])
+        let importing = try database.start(["import", "memberships", joins, "--wait"])
         try #require(waitUntil(timeout: 20) {
             try !importing.isRunning || waitingQueries(database).count == 2
         }, "the import neither finished nor waited for place")
