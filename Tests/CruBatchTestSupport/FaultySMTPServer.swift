@@ -19,6 +19,8 @@ public final class FaultySMTPServer: @unchecked Sendable {
         case silence
         /// Close the connection.
         case drop
+        /// Wait this many seconds, then answer as usual: a slow server.
+        case pause(Double)
     }
 
     /// Answer `step` with `action`; only on the `connection`th connection, in the `message`th mail
@@ -37,6 +39,7 @@ public final class FaultySMTPServer: @unchecked Sendable {
             case .reply(let reply): rule += "=" + reply.replacingOccurrences(of: "\n", with: "\\n")
             case .silence: rule += "=silence"
             case .drop: rule += "=drop"
+            case .pause(let seconds): rule += "=pause:\(seconds)"
             }
             argument = rule
         }
@@ -44,7 +47,7 @@ public final class FaultySMTPServer: @unchecked Sendable {
 
     /// One line of the server's log.
     public struct Event: Decodable, Sendable {
-        /// connect, command, auth, reply, message, silence, ignored, drop or close.
+        /// connect, command, auth, reply, message, silence, pause, ignored, drop or close.
         public let event: String
         public let connection: Int
         /// The step a command, reply, silence or drop belongs to.

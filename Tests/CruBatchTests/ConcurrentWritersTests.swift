@@ -161,4 +161,47 @@ struct ConcurrentWritersTests {
             where p.ended_at is null and r.status = 'cancelled'
             """) == 0)
     }
+
+    @Test("notify beside undo: a join sent while the undo runs is taken back with a left, never silently")
+    func notifyBesideUndo() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let (answer, _) = try placeableAnswer(database)
+        // Only place's messages are due.
+        try database.connect().execute("update notifications set status = 'cancelled' where status = 'pending'")
+        let placed = try database.run(["place", answer, "--format", "json"])
+        try #require(placed.status == 0, "\(placed.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(placed.stdout.utf8)) as? [String: Any])
+        let run = try #require(report["run_id"] as? Int)
+
+        // The mail server takes 1.5 s to accept a leader's joined message: notify holds it meanwhile.
+        let server = try FaultySMTPServer([.init(.endOfData, containing: " joined ", .pause(1.5))])
+        let notify = try BackgroundCommand(["notify", "--no-digest"], environment: [
+            "DATABASE_URL": database.url, "CRUBATCH_SMTP_URL": server.url(), "CRUBATCH_FROM": "Cru <groups@cru.example>",
+        ])
+        try #require(waitUntil(timeout: 20) { server.events.contains { $0.event == "pause" } },
+                     "notify never sent a joined message")
+        let undo = try database.run(["undo", String(run), "--format", "json"])
+        let notified = try notify.finish()
+
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(notified.status == 0, "\(notified.stderr)")
+        let sentJoins = try database.count("""
+            select count(*) from notifications where kind = 'joined' and status = 'sent'
+            """)
+        try #require(sentJoins > 0, "no joined message was sent during the undo")
+        // Each leader told of the join is told of the leave, and the undo says what was sent.
+        #expect(try database.count("""
+            select count(*) from notifications j where j.kind = 'joined' and j.status = 'sent' and not exists (
+                select 1 from notifications l where l.kind = 'left' and l.status = 'pending'
+                and l.membership_id = j.membership_id and l.recipient_id = j.recipient_id)
+            """) == 0)
+        #expect(undo.stdout.contains("\"joined\" : \(sentJoins)"), "\(undo.stdout)")
+        #expect(try database.count("""
+            select count(*) from memberships where status <> 'left'
+            and id in (select membership_id from notifications where kind = 'joined' and status = 'sent')
+            """) == 0)
+        #expect(try database.count("""
+            select count(*) from notifications where kind in ('joined', 'welcome') and status = 'pending'
+            """) == 0)
+    }
 }

@@ -127,6 +127,13 @@ public struct Undo {
                 try connection.execute("rollback")
                 return report
             }
+            // A notify sending one of their messages right now holds it: wait for it to finish, so
+            // that what was sent is known before anything is taken back.
+            try connection.query("""
+                select n.id from notifications n join undo_rows u
+                on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
+                for update of n
+                """)
             report.alreadySent = try sentAboutAddedMemberships()
             if notify { try keepAnnouncedMemberships() }
             let added = NotificationSubject.allCases.map { subject in
