@@ -1,4 +1,7 @@
 import CLibXLSXWriter
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An .xlsx workbook being written with libxlsxwriter: sheets of typed cells (text is text, so no
 /// cell can run as a formula), cell styles, and the sheet's view and print settings. The workbook
@@ -22,7 +25,16 @@ public final class XLSXWriter {
     /// Why libxlsxwriter refused something.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let description: String
+        /// The operating system's reason when the file itself could not be written (a full disk, a
+        /// folder gone): a problem of the output, not of the workbook.
+        public var writeFailure: String?
     }
+
+    /// The results of `workbook_close` that mean the file could not be written.
+    private static let fileErrors = [
+        LXW_ERROR_CREATING_XLSX_FILE, LXW_ERROR_CREATING_TMPFILE, LXW_ERROR_READING_TMPFILE,
+        LXW_ERROR_ZIP_FILE_OPERATION, LXW_ERROR_ZIP_FILE_ADD, LXW_ERROR_ZIP_CLOSE,
+    ]
 
     private let workbook: UnsafeMutablePointer<lxw_workbook>
     private var formats: [Style: UnsafeMutablePointer<lxw_format>] = [:]
@@ -52,8 +64,14 @@ public final class XLSXWriter {
     /// Writes the file.
     public func close() throws(Failure) {
         closed = true
+        errno = 0
         let status = workbook_close(workbook)
-        guard status == LXW_NO_ERROR else { throw Failure(description: String(cString: lxw_strerror(status))) }
+        let systemError = errno
+        guard status == LXW_NO_ERROR else {
+            throw Failure(description: String(cString: lxw_strerror(status)),
+                          writeFailure: Self.fileErrors.contains(status) && systemError != 0
+                              ? String(cString: strerror(systemError)) : nil)
+        }
     }
 
     /// The libxlsxwriter format of a style, made once per workbook.

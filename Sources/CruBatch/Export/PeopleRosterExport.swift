@@ -31,7 +31,13 @@ extension Exporter {
     public func exportRosterWorkbook(_ scope: ExportScope, to target: OutputTarget) throws -> ExportedFile {
         var members = 0
         let (bytes, digest) = try OutputFile(target).commit { path in
-            members = try RosterWorkbook.write(scope, connection: connection, to: path)
+            do {
+                members = try RosterWorkbook.write(scope, connection: connection, to: path)
+            } catch let failure as XLSXWriter.Failure {
+                // A full disk is the output's problem (73), not a defect in crubatch.
+                guard let reason = failure.writeFailure else { throw failure }
+                throw OutputError(path: target.path, reason: reason)
+            }
         }
         return ExportedFile(file: target.path, rows: members, bytes: bytes, sha256: digest)
     }
