@@ -43,7 +43,7 @@ let package = Package(
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
-            "CruBatch",
+            "CruBatch", "CSVStream", "FileOutput", "Mailer", "PostgresClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -69,89 +69,118 @@ public struct SMTPConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// Reads a configuration from an `smtp://` or `smtps://` URL (see the type's documentation).
     /// The error's message never contains the password.
     public init(url text: String) throws(MailError) {
-        func fail(_ why: String) -> MailError {
+        let fail = { (why: String) in
             MailError(scope: .configuration, message: "invalid SMTP URL \(Self.mask(text)): \(why)")
         }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let schemeEnd = trimmed.range(of: "://") else { throw fail("expected smtp://… or smtps://…") }
-        let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "smtp" || scheme == "smtps" else {
-            throw fail("the scheme must be smtp or smtps, not \(scheme)")
-        }
-        var rest = trimmed[schemeEnd.upperBound...]
-        var query: Substring = ""
-        if let mark = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: mark)...]
-            rest = rest[..<mark]
-        }
-        // The user information ends at the last "@" (so an unencoded "@" in a password still works).
-        var userInfo: Substring?
-        if let at = rest.lastIndex(of: "@") {
-            userInfo = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-        }
-        var path: Substring = ""
-        if let slash = rest.firstIndex(of: "/") {
-            path = rest[rest.index(after: slash)...]
-            rest = rest[..<slash]
-        }
+        let parts = try URLParts(text, fail: fail)
+        let (host, port) = try Self.hostAndPort(parts.authority, fail: fail)
+        let (username, password) = try Self.credentials(parts.userInfo, fail: fail)
+        let options = try URLOptions(parts.query, implicitTLS: parts.scheme == "smtps", fail: fail)
+        self.init(host: host, port: port, username: username, password: password,
+                  security: options.security, insecure: options.insecure, timeout: options.timeout,
+                  connectTimeout: options.connectTimeout, heloDomain: parts.path.isEmpty ? nil : String(parts.path))
+    }
 
-        // Host and port.
+    /// An SMTP URL cut into its parts, none of them decoded yet.
+    private struct URLParts {
+        var scheme: String
+        var userInfo: Substring?
+        /// The host and port: `host`, `host:port`, `[v6]` or `[v6]:port`.
+        var authority: Substring
+        var path: Substring = ""
+        var query: Substring = ""
+
+        init(_ text: String, fail: (String) -> MailError) throws(MailError) {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let schemeEnd = trimmed.range(of: "://") else { throw fail("expected smtp://… or smtps://…") }
+            scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
+            guard scheme == "smtp" || scheme == "smtps" else {
+                throw fail("the scheme must be smtp or smtps, not \(scheme)")
+            }
+            var rest = trimmed[schemeEnd.upperBound...]
+            if let mark = rest.firstIndex(of: "?") {
+                query = rest[rest.index(after: mark)...]
+                rest = rest[..<mark]
+            }
+            // The user information ends at the last "@" (so an unencoded "@" in a password still works).
+            if let at = rest.lastIndex(of: "@") {
+                userInfo = rest[..<at]
+                rest = rest[rest.index(after: at)...]
+            }
+            if let slash = rest.firstIndex(of: "/") {
+                path = rest[rest.index(after: slash)...]
+                rest = rest[..<slash]
+            }
+            authority = rest
+        }
+    }
+
+    /// The host (an IPv6 address without its brackets) and the port, if the URL gives one.
+    private static func hostAndPort(_ authority: Substring,
+                                    fail: (String) -> MailError) throws(MailError) -> (String, Int?) {
         var host: Substring
         var portText: Substring?
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw fail("unclosed [ in the host") }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw fail("unclosed [ in the host") }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
                 guard after.hasPrefix(":") else { throw fail("unexpected text after the host") }
                 portText = after.dropFirst()
             }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            portText = rest[rest.index(after: colon)...]
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
         } else {
-            host = rest
+            host = authority
         }
         guard !host.isEmpty else { throw fail("no host") }
-        var port: Int?
-        if let portText {
-            guard let value = Int(portText), (1...65535).contains(value) else {
-                throw fail("the port must be a number from 1 to 65535")
-            }
-            port = value
+        guard let portText else { return (String(host), nil) }
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw fail("the port must be a number from 1 to 65535")
         }
+        return (String(host), port)
+    }
 
-        // User and password.
-        var username: String?
-        var password: String?
-        if let userInfo {
-            let colon = userInfo.firstIndex(of: ":")
-            let rawUser = colon.map { userInfo[..<$0] } ?? userInfo
-            guard let user = String(rawUser).removingPercentEncoding else {
-                throw fail("bad percent-encoding in the user name")
-            }
-            username = user.isEmpty ? nil : user
-            if let colon {
-                guard let pass = String(userInfo[userInfo.index(after: colon)...]).removingPercentEncoding else {
-                    throw fail("bad percent-encoding in the password")
-                }
-                password = pass
-            }
+    /// The user name (nil when empty) and password, percent-decoded.
+    private static func credentials(_ userInfo: Substring?,
+                                    fail: (String) -> MailError) throws(MailError) -> (String?, String?) {
+        guard let userInfo else { return (nil, nil) }
+        let colon = userInfo.firstIndex(of: ":")
+        let rawUser = colon.map { userInfo[..<$0] } ?? userInfo
+        guard let user = String(rawUser).removingPercentEncoding else {
+            throw fail("bad percent-encoding in the user name")
         }
+        guard let colon else { return (user.isEmpty ? nil : user, nil) }
+        guard let password = String(userInfo[userInfo.index(after: colon)...]).removingPercentEncoding else {
+            throw fail("bad percent-encoding in the password")
+        }
+        return (user.isEmpty ? nil : user, password)
+    }
 
-        // Options.
-        var security: Security = scheme == "smtps" ? .implicitTLS : .startTLSIfOffered
+    /// The options of an SMTP URL's query (`tls`, `verify`, `timeout`, `connect_timeout`).
+    private struct URLOptions {
+        var security: Security
         var insecure = false
-        var timeout = Self.defaultTimeout
+        var timeout = SMTPConfiguration.defaultTimeout
         var connectTimeout: Double?
-        for item in query.split(separator: "&") where !item.isEmpty {
-            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = pair[0].lowercased()
-            let value = pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])).lowercased() : ""
+
+        init(_ query: Substring, implicitTLS: Bool, fail: (String) -> MailError) throws(MailError) {
+            security = implicitTLS ? .implicitTLS : .startTLSIfOffered
+            for item in query.split(separator: "&") where !item.isEmpty {
+                let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let key = pair[0].lowercased()
+                let raw = pair.count > 1 ? String(pair[1]) : ""
+                let value = (raw.removingPercentEncoding ?? raw).lowercased()
+                try set(key, to: value, implicitTLS: implicitTLS, fail: fail)
+            }
+        }
+
+        private mutating func set(_ key: String, to value: String, implicitTLS: Bool,
+                                  fail: (String) -> MailError) throws(MailError) {
             switch key {
             case "tls":
-                if scheme == "smtps" {
+                if implicitTLS {
                     guard value == "require" || value == "implicit" else {
                         throw fail("smtps:// always uses TLS; tls=\(value) does not apply")
                     }
@@ -176,10 +205,6 @@ public struct SMTPConfiguration: Sendable, Hashable, CustomStringConvertible {
                 throw fail("unknown option \"\(key)\" (known: tls, verify, timeout, connect_timeout)")
             }
         }
-
-        self.init(host: String(host), port: port, username: username, password: password,
-                  security: security, insecure: insecure, timeout: timeout,
-                  connectTimeout: connectTimeout, heloDomain: path.isEmpty ? nil : String(path))
     }
 
     /// The URL handed to libcurl: scheme, host, port and EHLO domain, without credentials.

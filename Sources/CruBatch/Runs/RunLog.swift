@@ -79,10 +79,3 @@ struct RunLog {
         try connection.query("select pg_advisory_unlock(\(Self.lockSpace), \(id))")
     }
 }
-
-extension RunLog.Counts {
-    init(_ counts: KindCounts) {
-        self.init(read: counts.read, inserted: counts.inserted, updated: counts.updated, restored: counts.restored,
-                  unchanged: counts.unchanged, archived: counts.archived, rejected: counts.rejected)
-    }
-}

@@ -1,0 +1,54 @@
+import PostgresClient
+
+extension PostgresError: CommandFailure {
+    /// What a database failure means for the person running crubatch.
+    enum Meaning {
+        /// The server is down, unreachable, shutting down or out of resources: try later (69).
+        case unavailable
+        /// Another run holds what this one needs, or a deadlock was broken: retry (75).
+        case temporary
+        /// crubatch's own SQL failed or its result did not decode: a bug (70).
+        case bug
+    }
+
+    /// SQLSTATEs that mean "try again": serialization failure, deadlock, lock not available.
+    static let temporaryStates: Set<String> = ["40001", "40P01", "55P03"]
+
+    var meaning: Meaning {
+        switch kind {
+        case .connection: return .unavailable
+        case .lockNotAvailable: return .temporary
+        case .query, .copy:
+            guard let sqlState else { return .unavailable }
+            if Self.temporaryStates.contains(sqlState) { return .temporary }
+            // Connection exceptions, operator intervention (shutdown), insufficient resources.
+            if sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState.hasPrefix("53") { return .unavailable }
+            return .bug
+        case .decoding: return .bug
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch meaning {
+        case .unavailable: .unavailable
+        case .temporary: .temporaryFailure
+        case .bug: .software
+        }
+    }
+
+    public var errorCode: String {
+        switch meaning {
+        case .unavailable: "database-unavailable"
+        case .temporary: "temporary-failure"
+        case .bug: "internal-error"
+        }
+    }
+
+    public var commandMessage: String {
+        switch meaning {
+        case .unavailable: description
+        case .temporary: "\(description); another run holds what this one needs, try again"
+        case .bug: "this is a bug in crubatch: \(description); please report it with the command you ran"
+        }
+    }
+}
