@@ -19,7 +19,7 @@ public struct PersonalDataEraser {
         public var notificationsDeleted = 0
         /// Ride offers and requests of theirs that were cancelled (their pairings end with them).
         public var ridesCancelled = 0
-        /// Earlier change images of the person's row that were scrubbed.
+        /// Earlier change images of the person's rows (theirs, their rides') that were scrubbed.
         public var imagesScrubbed = 0
         /// What was done to the kept nightly folders; nil when no folder was given and nightly has
         /// never recorded one.
