@@ -136,6 +136,9 @@ public struct ColumnSpec: Sendable {
     let nameScope: String?
     /// The referenced row this column describes, when it is that row's (a passenger's name).
     let detail: ReferencedDetail?
+    /// What the stored value tells of a person (nil: not said, which a table holding people's data
+    /// may not leave; see `PersonalColumns`).
+    let personal: Personal?
     /// The export expression over the target row `t`, when the type's default does not fit.
     private let export: String?
 
@@ -143,11 +146,11 @@ public struct ColumnSpec: Sendable {
     /// stores the referenced row's id (in `<name>_id` unless `storedIn` says otherwise); a `list`
     /// stores child rows; a `detail` is stored in the row it describes, in the column of its name.
     /// `resolve` and `export` override how the value is computed from the staging row `s` and written
-    /// back from the target row `t`.
+    /// back from the target row `t`. `personal` says whether `forget` erases the stored value.
     init(_ name: String, _ type: CellType, required: Bool = false, key: Bool = false, unique: Bool = false,
          aliases: [String] = [], storedIn: String? = nil, references reference: Reference? = nil, list: ListRelation? = nil,
          describes detail: ReferencedDetail? = nil, nameScope: String? = nil, resolve: String? = nil,
-         export: String? = nil, insertDefault: String? = nil, updatable: Bool = true) {
+         export: String? = nil, insertDefault: String? = nil, updatable: Bool = true, personal: Personal? = nil) {
         self.name = name
         self.type = type
         self.required = required
@@ -158,6 +161,7 @@ public struct ColumnSpec: Sendable {
         self.list = list
         self.nameScope = nameScope
         self.detail = detail
+        self.personal = personal
         self.export = export ?? detail.map { "\($0.reference.alias).\(name)" }
         if list != nil || detail != nil {
             target = nil

@@ -56,17 +56,27 @@ enum KindCatalog {
         ColumnSpec("url", .url),
     ], belongsTo: "campus")
 
+    /// A person's name and email; `forget` leaves `Forgotten Person` and an address that stays unique.
     private static let personColumns = [
-        ColumnSpec("email", .email, required: true, key: true), ColumnSpec("first_name", .text, required: true),
-        ColumnSpec("last_name", .text, required: true),
+        ColumnSpec("email", .email, required: true, key: true,
+                   personal: .replaced(by: "'forgotten-' || t.id || '@invalid'")),
+        ColumnSpec("first_name", .text, required: true, personal: .replaced(by: "'Forgotten'")),
+        ColumnSpec("last_name", .text, required: true, personal: .replaced(by: "'Person'")),
     ]
+
+    /// A leader keeps a (dummy) phone once forgotten, as the schema requires.
+    private static let forgottenPhone = Personal.replaced(by: "case when t.is_leader then '+10000000000' end")
+
+    /// Set by the app (an opt-out) or by `forget` (its stamp), never by a file.
+    private static let personState = ["notifications_opt_out", "forgotten_at"]
 
     static let leaders = KindSpec(
         kind: .leaders, table: "people",
         columns: personColumns + [
-            ColumnSpec("phone", .phone, required: true), ColumnSpec("sex", .personSex),
-            ColumnSpec("campus", .reference, references: .campus),
-            ColumnSpec("staff_role", .staffRole, aliases: ["role"]),
+            ColumnSpec("phone", .phone, required: true, personal: forgottenPhone),
+            ColumnSpec("sex", .personSex, personal: .cleared),
+            ColumnSpec("campus", .reference, references: .campus, personal: .no),
+            ColumnSpec("staff_role", .staffRole, aliases: ["role"], personal: .no),
         ],
         derived: [
             TargetColumn(name: "is_leader", resolve: "true", insertDefault: "false"),
@@ -74,19 +84,22 @@ enum KindCatalog {
             isMember,
         ],
         exportFilter: "t.is_leader and t.forgotten_at is null",
-        retirement: nil)
+        retirement: nil,
+        stateColumns: personState)
 
     static let students = KindSpec(
         kind: .students, table: "people",
         columns: personColumns + [
-            ColumnSpec("phone", .phone), ColumnSpec("sex", .personSex), ColumnSpec("school_year", .schoolYear),
-            ColumnSpec("grad_year", .gradYear, aliases: ["graduation year", "graduation_year"]),
-            ColumnSpec("campus", .reference, references: .campus),
+            ColumnSpec("phone", .phone, personal: forgottenPhone), ColumnSpec("sex", .personSex, personal: .cleared),
+            ColumnSpec("school_year", .schoolYear, personal: .cleared),
+            ColumnSpec("grad_year", .gradYear, aliases: ["graduation year", "graduation_year"], personal: .cleared),
+            ColumnSpec("campus", .reference, references: .campus, personal: .no),
             ministryList("person_ministries", parent: "person_id", nameScope: "campus"),
         ],
         derived: [isMember],
         exportFilter: "not t.is_leader and t.is_member and t.forgotten_at is null",
-        retirement: nil)
+        retirement: nil,
+        stateColumns: personState)
 
     /// People in students.csv or leaders.csv are members, someone who only asked for a ride too once listed there.
     private static let isMember = TargetColumn(name: "is_member", resolve: "true", insertDefault: "true")
@@ -110,13 +123,14 @@ enum KindCatalog {
         kind: .memberships, table: "memberships",
         columns: [
             ColumnSpec("group", .reference, required: true, key: true, aliases: ["group code", "group name", "community group"],
-                       references: .group),
-            ColumnSpec("email", .email, required: true, key: true, storedIn: "person_id", references: .student),
+                       references: .group, personal: .no),
+            ColumnSpec("email", .email, required: true, key: true, storedIn: "person_id", references: .student,
+                       personal: .no),
             ColumnSpec("joined_at", .dateTime, aliases: ["joined"],
                        resolve: instant("s.joined_at", zone: "coalesce(gc.timezone, \(defaultZone))"),
                        export: "to_char(t.joined_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
-                       insertDefault: "now()"),
-            ColumnSpec("status", .membershipStatus, insertDefault: "'active'"),
+                       insertDefault: "now()", personal: .no),
+            ColumnSpec("status", .membershipStatus, insertDefault: "'active'", personal: .no),
         ],
         derived: [TargetColumn(name: "source", resolve: "'import'", insertDefault: "'import'", updatable: false)],
         // A joined_at without offset is wall-clock time on the group's campus.
@@ -210,18 +224,22 @@ enum KindCatalog {
     /// A ride's time: wall-clock text is in the zone of the event the row names (`ev`).
     private static func rideTime(_ name: String, aliases: [String]) -> ColumnSpec {
         ColumnSpec(name, .dateTime, aliases: aliases, resolve: instant("s.\(name)", zone: "coalesce(ev.timezone, \(defaultZone))"),
-                   export: localText("t.\(name)", zone: "ev.timezone"))
+                   export: localText("t.\(name)", zone: "ev.timezone"), personal: .no)
     }
 
     private static let rideEvent = ColumnSpec("event", .reference, required: true, key: true, aliases: ["event code", "event name"],
-                                              references: .event)
-    private static let rideDirection = ColumnSpec("direction", .rideDirection, required: true, aliases: ["ways"])
+                                              references: .event, personal: .no)
+    private static let rideDirection = ColumnSpec("direction", .rideDirection, required: true, aliases: ["ways"],
+                                                  personal: .no)
 
-    /// Where a ride picks up: a place people read, and where maps find it.
+    /// Where a ride picks up: a place people read, and where maps find it. It may be where the
+    /// person lives, so `forget` erases it from their offers and requests.
     private static let pickup = [
-        ColumnSpec("pickup_location", .text, required: true, aliases: ["pickup", "pick up location", "meeting point"]),
-        ColumnSpec("latitude", .latitude, aliases: ["lat"]), ColumnSpec("longitude", .longitude, aliases: ["lng", "lon", "long"]),
-        ColumnSpec("postal_code", .postalCode, aliases: ["zip", "zip code", "postcode"]),
+        ColumnSpec("pickup_location", .text, required: true, aliases: ["pickup", "pick up location", "meeting point"],
+                   personal: .replaced(by: "'forgotten'")),
+        ColumnSpec("latitude", .latitude, aliases: ["lat"], personal: .cleared),
+        ColumnSpec("longitude", .longitude, aliases: ["lng", "lon", "long"], personal: .cleared),
+        ColumnSpec("postal_code", .postalCode, aliases: ["zip", "zip code", "postcode"], personal: .cleared),
     ]
 
     private static let rideRules: [RowRule] = [
@@ -234,12 +252,12 @@ enum KindCatalog {
         columns: [
             rideEvent,
             ColumnSpec("email", .email, required: true, key: true, aliases: ["driver", "driver email"], storedIn: "driver_id",
-                       references: .driver),
+                       references: .driver, personal: .no),
             rideDirection,
-            ColumnSpec("seats", .seats, required: true, aliases: ["free seats", "passenger seats"]),
+            ColumnSpec("seats", .seats, required: true, aliases: ["free seats", "passenger seats"], personal: .no),
             rideTime("departs_to", aliases: ["departure to the event", "leaves for the event"]),
             rideTime("departs_from", aliases: ["departure from the event", "leaves the event"]),
-        ] + pickup + [ColumnSpec("status", .rideOfferStatus, insertDefault: "'open'")],
+        ] + pickup + [ColumnSpec("status", .rideOfferStatus, insertDefault: "'open'", personal: .no)],
         rules: rideRules + [.departureEachWay(direction: "direction", to: "departs_to", from: "departs_from")],
         messageKey: "email",
         retirement: rideCancelled,
@@ -252,7 +270,7 @@ enum KindCatalog {
         columns: [
             rideEvent,
             ColumnSpec("email", .email, required: true, key: true, aliases: ["passenger", "passenger email"],
-                       storedIn: "passenger_id", references: .passenger),
+                       storedIn: "passenger_id", references: .passenger, personal: .no),
             ColumnSpec("first_name", .text, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
             ColumnSpec("last_name", .text, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
             ColumnSpec("phone", .phone, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: false)),
@@ -260,7 +278,7 @@ enum KindCatalog {
         ] + pickup + [
             rideTime("earliest_departure", aliases: ["earliest", "leave after"]),
             rideTime("latest_departure", aliases: ["latest", "leave by"]),
-            ColumnSpec("status", .rideRequestStatus, insertDefault: "'pending'"),
+            ColumnSpec("status", .rideRequestStatus, insertDefault: "'pending'", personal: .no),
         ],
         rules: rideRules + [.endNotBeforeStart(start: "earliest_departure", end: "latest_departure")],
         messageKey: "email",

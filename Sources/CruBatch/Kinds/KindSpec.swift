@@ -225,6 +225,8 @@ struct KindSpec: Sendable {
     /// Tables beyond its own and its lists' whose rows hang on the kind's rows (a ride request's
     /// pairings): logged and undone with them.
     var ownedTables: [String] = []
+    /// Columns of `table` that no file sets and that hold nothing personal (an opt-out the app sets).
+    var stateColumns: [String] = []
 
     /// The column that names a row in messages.
     var messageColumn: ColumnSpec { columns.first { $0.name == messageKey } ?? keys[0] }

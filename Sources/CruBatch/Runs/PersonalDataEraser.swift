@@ -2,13 +2,14 @@ import Foundation
 import PostgresClient
 
 /// `crubatch forget EMAIL`: erases one person's personal data when they ask to be forgotten. In one
-/// transaction their name, email and phone become placeholders (sex and school year are cleared),
-/// their memberships end, their ride offers and requests are cancelled, the notifications about
-/// them or to them are deleted (the ride messages about their pairings too: a message naming
-/// "Forgotten Person" would tell nothing), and the earlier change images of their row in
-/// `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom, when) with one
-/// `run_changes` row that names the person's id and who asked, without the data; the erasure
-/// itself is not logged, so its before-image never exists.
+/// transaction the columns the kinds declare personal (`ColumnSpec.personal`) get their placeholders
+/// or are cleared, in their row (name, email, phone, sex, school year) and in their ride offers and
+/// requests (pickup places), their memberships end, their ride offers and requests are cancelled,
+/// the notifications about them or to them are deleted (the ride messages about their pairings too:
+/// a message naming "Forgotten Person" would tell nothing), and the earlier change images of those
+/// rows in `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom,
+/// when) with one `run_changes` row that names the person's id and who asked, without the data; the
+/// erasure itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
     /// What one erasure did.
     public struct Report: Sendable, CommandReport {
@@ -18,7 +19,7 @@ public struct PersonalDataEraser {
         public var notificationsDeleted = 0
         /// Ride offers and requests of theirs that were cancelled (their pairings end with them).
         public var ridesCancelled = 0
-        /// Earlier change images of the person's row that were scrubbed.
+        /// Earlier change images of the person's rows (theirs, their rides') that were scrubbed.
         public var imagesScrubbed = 0
         /// What was done to the kept nightly folders; nil when no folder was given and nightly has
         /// never recorded one.
@@ -53,18 +54,17 @@ public struct PersonalDataEraser {
         }
     }
 
-    /// The placeholders, as SQL over the person's row `p`: the email stays unique and valid, a
-    /// leader keeps a (dummy) phone as the schema requires.
-    static let placeholders: [(column: String, value: String)] = [
-        ("email", "'forgotten-' || p.id || '@invalid'"), ("first_name", "'Forgotten'"), ("last_name", "'Person'"),
-        ("phone", "case when p.is_leader then '+10000000000' end"), ("sex", "null"), ("school_year", "null"),
-        ("grad_year", "null"),
-    ]
-
     let connection: PostgresConnection
+    /// What is erased, as the kinds declare it.
+    let personalColumns: PersonalColumns
 
     public init(connection: PostgresConnection) {
+        self.init(connection: connection, personalColumns: .catalog)
+    }
+
+    init(connection: PostgresConnection, personalColumns: PersonalColumns) {
         self.connection = connection
+        self.personalColumns = personalColumns
     }
 
     /// Erases the person in the database, then takes them out of the dated folders of `exports` (by
@@ -83,7 +83,7 @@ public struct PersonalDataEraser {
         let before = try connection.query("""
             select first_name, last_name, phone from people where id = \(personID)
             """).rows[0]
-        var report = try eraseInDatabase(personID: personID, email: email)
+        var report = try eraseInDatabase(personID: personID)
         let after = try connection.query("""
             select email, first_name || ' ' || last_name, coalesce(phone, '') from people where id = \(personID)
             """).rows[0]
@@ -99,7 +99,7 @@ public struct PersonalDataEraser {
     }
 
     /// The erasure itself, in one transaction recorded as a `forget` run.
-    private func eraseInDatabase(personID: Int, email: String) throws -> Report {
+    private func eraseInDatabase(personID: Int) throws -> Report {
         let runLog = RunLog(connection: connection)
         let runID = try runLog.start(kind: "forget", file: "-", dryRun: false)
         var report = Report(runID: runID, personID: personID)
@@ -119,17 +119,8 @@ public struct PersonalDataEraser {
                                        join ride_requests r on r.id = p.request_id
                                        where o.driver_id = \(personID) or r.passenger_id = \(personID))
                 """).affectedRows
-            let values = Self.placeholders.map { "'\($0.column)', \($0.value)" }.joined(separator: ", ")
-            report.imagesScrubbed = try connection.query("""
-                update run_changes c set before = c.before || erased.image, after = c.after || erased.image
-                from (select jsonb_build_object(\(unescaped: values)) as image from people p where p.id = \(personID)) erased
-                where c.table_name = 'people'
-                and (c.row_id = \(personID) or lower(c.before->>'email') = \(email) or lower(c.after->>'email') = \(email))
-                """).affectedRows
-            let assignments = Self.placeholders.map { "\($0.column) = \($0.value)" }.joined(separator: ", ")
-            try connection.query("""
-                update people p set \(unescaped: assignments), forgotten_at = now() where p.id = \(personID)
-                """)
+            report.imagesScrubbed = try personalColumns.erasures.reduce(0) { $0 + (try erase($1, of: personID)) }
+            try connection.query("update people set forgotten_at = now() where id = \(personID)")
             try connection.query("""
                 insert into run_changes (run_id, table_name, row_id, operation, after)
                 values (\(runID), 'people', \(personID), 'forget', jsonb_build_object('requested_by', \(RunLog.user)::text))
@@ -143,6 +134,29 @@ public struct PersonalDataEraser {
         try runLog.finish(runID, status: "succeeded",
                           counts: RunLog.Counts(read: 1, updated: 1, archived: report.membershipsEnded + report.ridesCancelled))
         return report
+    }
+
+    /// Gives the personal columns of the person's rows in one table their placeholders, first in the
+    /// earlier change images of those rows (found by id, or by key for rows since deleted), then in the
+    /// rows; returns how many images were scrubbed.
+    private func erase(_ erasure: PersonalColumns.Erasure, of personID: Int) throws -> Int {
+        let image = erasure.placeholders.map { "'\($0.column)', \($0.placeholder)" }.joined(separator: ", ")
+        let sameKey = ["before", "after"].map { side in
+            "(" + erasure.keyColumns.map { "c.\(side)->>'\($0)' = e.\($0)::text" }.joined(separator: " and ") + ")"
+        }.joined(separator: " or ")
+        let keys = erasure.keyColumns.map { "t.\($0)" }.joined(separator: ", ")
+        let scrubbed = try connection.query("""
+            update run_changes c set before = c.before || e.image, after = c.after || e.image
+            from (select t.id, \(unescaped: keys), jsonb_build_object(\(unescaped: image)) as image
+                  from \(unescaped: erasure.table) t where t.\(unescaped: erasure.personColumn) = \(personID)) e
+            where c.table_name = \(erasure.table) and (c.row_id = e.id or \(unescaped: sameKey))
+            """).affectedRows
+        let assignments = erasure.placeholders.map { "\($0.column) = \($0.placeholder)" }.joined(separator: ", ")
+        try connection.query("""
+            update \(unescaped: erasure.table) t set \(unescaped: assignments)
+            where t.\(unescaped: erasure.personColumn) = \(personID)
+            """)
+        return scrubbed
     }
 
     /// Cancels the person's current ride offers and requests (the kinds whose key names a person and
