@@ -118,30 +118,25 @@ public struct Importer {
             try options.sync.map { try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection) }
         }
         let owner = try calendarOwner(of: sources)
-        // Validation writes nothing, so it takes no lock and can run beside an import. The locks are
-        // taken in Kind order, the same in every process, so two imports waiting for locks cannot deadlock.
-        let kinds = options.validateOnly ? [] : Kind.allCases.filter { kind in sources.contains { $0.kind == kind } }
-        try lock(kinds)
-        defer { for kind in kinds { try? connection.advisoryUnlock(Self.lockKey(kind)) } }
+        // Validation writes nothing, so it records no run and takes no lock: it can run beside an import.
+        let kinds = Kind.allCases.filter { kind in sources.contains { $0.kind == kind } }
+        let run = WriterRun(
+            connection: connection, entries: options.validateOnly ? [] : sources.map { (.import($0.kind), $0.path) },
+            dryRun: options.dryRun, locks: options.validateOnly ? .none : .imports(kinds, wait: options.waitForLock))
 
         var report = ImportReport()
         report.diagnostics = skipped
         report.dryRun = options.dryRun
         report.validateOnly = options.validateOnly
-        let runLog = RunLog(connection: connection)
-        let runIDs = options.validateOnly ? [] : try sources.map {
-            try runLog.start(kind: $0.kind.rawValue, file: $0.path, dryRun: options.dryRun)
-        }
         var results: [KindLoadResult] = []
-        do {
-            try connection.execute("begin")
+        try run.perform { scope in
             try options.messages.apply(on: connection)
             // The checks and the merge sort and hash whole files: give them room for a big one in
             // memory instead of spilling to temporary files (the server default is 4 MB).
             try connection.execute("set local work_mem = '128MB'")
             var budget = options.maxErrors ?? Int.max
             for (index, source) in sources.enumerated() {
-                if !runIDs.isEmpty { try runLog.record(as: runIDs[index]) }
+                if !scope.ids.isEmpty { try scope.record(index) }
                 let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options,
                                         sync: syncs[index], eventOwner: owner, errorBudget: budget, progress: progress)
                 let result = try loader.load(path: source.path, displayName: source.path)
@@ -158,29 +153,26 @@ public struct Importer {
             }
             report.outcome = Self.outcome(of: results, onError: options.onError)
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
-            let keep = !options.dryRun && !options.validateOnly
+            scope.commits = !options.dryRun && !options.validateOnly
                 && (report.outcome == .loaded || report.outcome == .partiallyLoaded)
-            try connection.execute(keep ? "commit" : "rollback")
-        } catch {
-            try? connection.execute("rollback")
-            for id in runIDs { try? runLog.finish(id, status: "failed", error: String(describing: error)) }
-            throw error
-        }
-        for (index, result) in results.enumerated() {
-            var counts = result.counts
-            if !runIDs.isEmpty {
-                counts.runID = runIDs[index]
-                try runLog.finish(runIDs[index], status: Self.runStatus(report.outcome), counts: RunLog.Counts(counts),
-                                  sha256: result.sha256, wrote: report.wrote)
+        } then: { runIDs in
+            for (index, result) in results.enumerated() {
+                var counts = result.counts
+                if !runIDs.isEmpty {
+                    counts.runID = runIDs[index]
+                    try run.log.finish(runIDs[index], status: Self.runStatus(report.outcome),
+                                       counts: RunLog.Counts(counts), sha256: result.sha256, wrote: report.wrote)
+                }
+                report.files.append(counts)
+                report.diagnostics += result.diagnostics
             }
-            report.files.append(counts)
-            report.diagnostics += result.diagnostics
-        }
-        for id in runIDs.dropFirst(results.count) {
-            try runLog.finish(id, status: "failed", error: "not loaded: an earlier file failed")
-        }
-        if let rejectsPath = options.rejectsPath {
-            report.rejects = try RejectsWriter(options: options).write(results: results, sources: sources, to: rejectsPath)
+            for id in runIDs.dropFirst(results.count) {
+                try run.log.finish(id, status: "failed", error: "not loaded: an earlier file failed")
+            }
+            if let rejectsPath = options.rejectsPath {
+                report.rejects = try RejectsWriter(options: options)
+                    .write(results: results, sources: sources, to: rejectsPath)
+            }
         }
         return report
     }
@@ -221,15 +213,5 @@ public struct Importer {
             throw CruBatchError.usage("--campus and --ministry say whose events an iCalendar file holds; a CSV file names them in its ministries column")
         }
         return try options.eventOwner.map { try CalendarOwner.resolve($0, connection: connection) }
-    }
-
-    private func lock(_ kinds: [Kind]) throws {
-        for kind in kinds {
-            if options.waitForLock {
-                try connection.advisoryLock(Self.lockKey(kind))
-            } else if try !connection.tryAdvisoryLock(Self.lockKey(kind)) {
-                throw CruBatchError.lockHeld("another import of \(kind.rawValue) (or a place, rides pair, undo or forget that writes it)")
-            }
-        }
     }
 }

@@ -72,16 +72,13 @@ public struct Placer {
         let connection = try connect()
         try Migrator(connection: connection).requireCurrent()
         var placement = Placement(connection: connection, file: displayName)
-        let runLog = RunLog(connection: connection)
-        let runID = try runLog.start(kind: "place", file: displayName, dryRun: options.dryRun)
-        try connection.execute("begin")
-        do {
-            // The groups it places into, the students it writes and their memberships must not change
-            // under it: an import of those kinds (a sync archiving a group) waits for place, or place
-            // for it.
-            try WriterLocks.hold([.students, .groups, .memberships], on: connection,
-                                 against: "another crubatch place, or an import of students, groups or memberships,")
-            try runLog.record(as: runID)
+        // The groups it places into, the students it writes and their memberships must not change under
+        // it: an import of those kinds (a sync archiving a group) waits for place, or place for it.
+        let run = WriterRun(
+            connection: connection, kind: .place, file: displayName, dryRun: options.dryRun,
+            locks: .writers([.students, .groups, .memberships],
+                            against: "another crubatch place, or an import of students, groups or memberships,"))
+        let runID = try run.perform { _ in
             try options.messages.apply(on: connection)
             try placement.load()
             let before = try placement.notificationCount()
@@ -92,19 +89,14 @@ public struct Placer {
             report.counts.notificationsQueued = after.all - before.all
             report.counts.welcomesQueued = after.welcomes - before.welcomes
             report.notificationsSuppressed = !options.messages.notify
-            try connection.execute(options.dryRun ? "rollback" : "commit")
-        } catch {
-            try? connection.execute("rollback")
-            try? runLog.finish(runID, status: "failed", error: String(describing: error))
-            throw error
-        }
+        }.ids[0]
         report.runID = runID
         report.counts.peopleInserted = placement.people[.inserted, default: 0]
         report.counts.peopleUpdated = placement.people[.updated, default: 0]
         report.counts.peopleUnchanged = placement.people[.unchanged, default: 0]
         report.counts.membershipsInserted = placement.membershipsInserted
         report.counts.membershipsEnded = placement.membershipsEnded
-        try runLog.finish(runID, status: "succeeded", counts: RunLog.Counts(
+        try run.log.finish(runID, status: "succeeded", counts: RunLog.Counts(
             read: report.counts.answers, inserted: report.counts.peopleInserted + report.counts.membershipsInserted,
             updated: report.counts.peopleUpdated, unchanged: report.counts.peopleUnchanged,
             archived: report.counts.membershipsEnded, rejected: report.counts.invalid), sha256: contents.sha256)

@@ -87,14 +87,12 @@ public struct RideCancellation {
             return Report(kind: target.noun, id: target.id, event: event, runId: nil, alreadyCancelled: true,
                           pairingsEnded: 0, requestsWaiting: [], messagesQueued: 0, messagesSuppressed: false)
         }
-        let runLog = RunLog(connection: connection)
-        let runID = try runLog.start(kind: RunLog.ridesCancel, file: "\(target.noun) \(target.id)", dryRun: false)
+        let run = WriterRun(
+            connection: connection, kind: .ridesCancel, file: "\(target.noun) \(target.id)",
+            locks: .writers([.rideOffers, .rideRequests], against: "an import of ride offers or requests"))
         var ended: [Int] = []
         var queued = 0
-        try connection.execute("begin")
-        do {
-            try WriterLocks.hold([.rideOffers, .rideRequests], on: connection, against: "an import of ride offers or requests")
-            try runLog.record(as: runID)
+        let runID = try run.perform { _ in
             try messages.apply(on: connection)
             try connection.query("""
                 update \(unescaped: target.table) r set \(unescaped: cancelled.retire)
@@ -109,13 +107,8 @@ public struct RideCancellation {
                 select count(*) from notifications n join ride_pairings p on p.id = n.ride_pairing_id
                 where p.\(unescaped: target.pairingColumn) = \(target.id) and p.ended_at = now() and n.created_at = now()
                 """).scalar(Int.self)
-            try connection.execute("commit")
-        } catch {
-            try? connection.execute("rollback")
-            try? runLog.finish(runID, status: "failed", error: String(describing: error))
-            throw error
-        }
-        try runLog.finish(runID, status: "succeeded", counts: RunLog.Counts(read: 1, updated: ended.count, archived: 1))
+        }.ids[0]
+        try run.log.finish(runID, status: "succeeded", counts: RunLog.Counts(read: 1, updated: ended.count, archived: 1))
         var waiting: [Int] = []
         if case .offer = target {
             for request in ended where !waiting.contains(request) { waiting.append(request) }

@@ -33,16 +33,14 @@ public struct RidesPairRun {
         let started = Date()
         try Migrator(connection: connection).requireCurrent()
         if let code = options.event { try Self.checkSharesRides(code, connection: connection) }
-        let runLog = RunLog(connection: connection)
         let scope = options.event.map { "event \($0.lowercased())" } ?? "upcoming events"
-        let runID = try runLog.start(kind: RunLog.ridesPair, file: scope, dryRun: options.dryRun)
+        let run = WriterRun(
+            connection: connection, kind: .ridesPair, file: scope, dryRun: options.dryRun,
+            locks: .writers([.rideOffers, .rideRequests],
+                            against: "another rides pair, rides cancel or an import of ride offers or requests"))
         var report = RidesPairReport()
         report.dryRun = options.dryRun
-        try connection.execute("begin")
-        do {
-            try WriterLocks.hold([.rideOffers, .rideRequests], on: connection,
-                                 against: "another rides pair, rides cancel or an import of ride offers or requests")
-            try runLog.record(as: runID)
+        let runID = try run.perform { _ in
             try options.messages.apply(on: connection)
             let events = try RideShareEvents.load(code: options.event, connection: connection)
             var inserts: [RidePair] = []
@@ -57,14 +55,9 @@ public struct RidesPairRun {
                 select * from unnest(\(inserts.map(\.offerID))::bigint[], \(inserts.map(\.requestID))::bigint[],
                                      \(inserts.map(\.leg.rawValue))::text[])
                 """)
-            try connection.execute(options.dryRun ? "rollback" : "commit")
-        } catch {
-            try? connection.execute("rollback")
-            try? runLog.finish(runID, status: "failed", error: String(describing: error))
-            throw error
-        }
+        }.ids[0]
         let counts = RunLog.Counts(read: report.events.reduce(0) { $0 + $1.requests }, inserted: report.pairings.count)
-        try runLog.finish(runID, status: "succeeded", counts: counts, wrote: !options.dryRun)
+        try run.log.finish(runID, status: "succeeded", counts: counts, wrote: !options.dryRun)
         report.runID = runID
         report.seconds = Date().timeIntervalSince(started)
         return report

@@ -100,13 +100,13 @@ public struct PersonalDataEraser {
 
     /// The erasure itself, in one transaction recorded as a `forget` run.
     private func eraseInDatabase(personID: Int) throws -> Report {
-        let runLog = RunLog(connection: connection)
-        let runID = try runLog.start(kind: "forget", file: "-", dryRun: false)
-        var report = Report(runID: runID, personID: personID)
-        try connection.execute("begin")
-        do {
-            try WriterLocks.hold([.leaders, .students, .memberships, .rideOffers, .rideRequests], on: connection,
-                                 against: "an import of people, memberships or rides, or a place,")
+        let run = WriterRun(
+            connection: connection, kind: .forget, file: "-",
+            locks: .writers([.leaders, .students, .memberships, .rideOffers, .rideRequests],
+                            against: "an import of people, memberships or rides, or a place,"))
+        let report = try run.perform { scope in
+            let runID = scope.ids[0]
+            var report = Report(runID: runID, personID: personID)
             report.membershipsEnded = try connection.query("""
                 update memberships m set \(unescaped: KindCatalog.membershipEnd.retire)
                 where m.person_id = \(personID) and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
@@ -125,14 +125,10 @@ public struct PersonalDataEraser {
                 insert into run_changes (run_id, table_name, row_id, operation, after)
                 values (\(runID), 'people', \(personID), 'forget', jsonb_build_object('requested_by', \(RunLog.user)::text))
                 """)
-            try connection.execute("commit")
-        } catch {
-            try? connection.execute("rollback")
-            try? runLog.finish(runID, status: "failed", error: String(describing: error))
-            throw error
-        }
-        try runLog.finish(runID, status: "succeeded",
-                          counts: RunLog.Counts(read: 1, updated: 1, archived: report.membershipsEnded + report.ridesCancelled))
+            return report
+        }.result
+        try run.log.finish(report.runID, status: "succeeded",
+                           counts: RunLog.Counts(read: 1, updated: 1, archived: report.membershipsEnded + report.ridesCancelled))
         return report
     }
 

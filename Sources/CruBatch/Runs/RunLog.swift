@@ -24,21 +24,9 @@ struct RunLog {
         var rejected = 0
     }
 
-    /// The kind of a `rides cancel` run, whose file names what it cancelled (`offer 12`).
-    static let ridesCancel = "rides-cancel"
-    /// The kind of a `rides pair` run, whose file names the events it paired (`event fall-retreat-2026`).
-    static let ridesPair = "rides-pair"
-
-    /// What a run was, for messages: `import groups groups.csv`, `place answers.csv`, `forget`,
-    /// `rides cancel offer 12`.
+    /// What a run was, for messages, from the kind `import_runs` stored (see `RunKind`).
     static func description(kind: String, file: String) -> String {
-        switch kind {
-        case "place": "place \(file)"
-        case "forget": "forget"
-        case ridesCancel: "rides cancel \(file)"
-        case ridesPair: "rides pair \(file)"
-        default: "import \(kind) \(file)"
-        }
+        RunKind(stored: kind)?.description(file: file) ?? "import \(kind) \(file)"
     }
 
     /// The operating-system user running crubatch: who asked for a run.
@@ -47,12 +35,12 @@ struct RunLog {
     }
 
     /// Records a run as `running` and takes its lock, in one statement so no one sees the run without
-    /// its lock; returns its id. `kind` is the kind imported, or `place` or `forget`.
-    func start(kind: String, file: String, dryRun: Bool) throws -> Int {
+    /// its lock; returns its id.
+    func start(kind: RunKind, file: String, dryRun: Bool) throws -> Int {
         try connection.query("""
             with run as (
                 insert into import_runs (kind, file_name, dry_run, os_user)
-                values (\(kind), \(file), \(dryRun), \(Self.user)) returning id)
+                values (\(kind.stored), \(file), \(dryRun), \(Self.user)) returning id)
             select id, pg_advisory_lock(\(Self.lockSpace), id::int) from run
             """).scalar(Int.self)
     }

@@ -107,64 +107,65 @@ public struct Undo {
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
         var report = Report(runID: runID, run: try describeUndoable(runID))
-        try connection.execute("begin")
+        // No import or place may change the rows being put back meanwhile. An undo is no run of its own:
+        // it marks the one it undoes.
+        let run = WriterRun(connection: connection, entries: [],
+                            locks: .writers(Kind.allCases, against: "an import or place"))
         do {
-            // No import or place may change the rows being put back meanwhile.
-            try WriterLocks.hold(Kind.allCases, on: connection, against: "an import or place")
-            try connection.execute("set local crubatch.undoing = 'on'")
-            let changed = Set(try connection.query("select distinct table_name from run_changes where run_id = \(runID)")
-                .rows.map { try $0.decode(String.self, 0) })
-            let logged = try LoggedTable.load(Set(LoggedTable.dependencyOrder), from: connection)
-            let tables = logged.filter { changed.contains($0.name) }
-            try connection.execute("""
-                create temp table undo_rows (table_name text not null, row_key jsonb not null, before jsonb, after jsonb)
-                on commit drop
-                """)
-            for table in tables { try collect(table, of: runID) }
-            report.conflicts = try tables.flatMap(changedSince) + dependents(of: tables, among: logged)
-            report.forced = force
-            guard report.undone else {
-                try connection.execute("rollback")
-                return report
+            try run.perform { scope in
+                try connection.execute("set local crubatch.undoing = 'on'")
+                let changed = Set(try connection.query(
+                    "select distinct table_name from run_changes where run_id = \(runID)")
+                    .rows.map { try $0.decode(String.self, 0) })
+                let logged = try LoggedTable.load(Set(LoggedTable.dependencyOrder), from: connection)
+                let tables = logged.filter { changed.contains($0.name) }
+                try connection.execute("""
+                    create temp table undo_rows
+                        (table_name text not null, row_key jsonb not null, before jsonb, after jsonb)
+                    on commit drop
+                    """)
+                for table in tables { try collect(table, of: runID) }
+                report.conflicts = try tables.flatMap(changedSince) + dependents(of: tables, among: logged)
+                report.forced = force
+                guard report.undone else {
+                    scope.commits = false
+                    return
+                }
+                // A notify sending one of their messages right now holds it: wait for it to finish, so
+                // that what was sent is known before anything is taken back.
+                try connection.query("""
+                    select n.id from notifications n join undo_rows u on u.table_name = 'memberships'
+                    and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
+                    for update of n
+                    """)
+                report.alreadySent = try sentAboutAddedMemberships()
+                if notify { try keepAnnouncedMemberships() }
+                let added = NotificationSubject.allCases.map { subject in
+                    """
+                    n.\(subject.column) in (select (u.row_key->>'id')::bigint from undo_rows u
+                                            where u.table_name = '\(subject.table)' and u.before is null)
+                    """
+                }.joined(separator: " or ")
+                report.notificationsCancelled = try connection.query("""
+                    update notifications n set status = 'cancelled', last_error = \("run \(runID) was undone")
+                    where n.status = 'pending' and (\(unescaped: added))
+                    """).affectedRows
+                // The triggers cancel more as rows come back (a ride-cancelled whose pairing is restored).
+                try connection.execute("""
+                    create temp table undo_pending on commit drop as
+                        select id from notifications where status = 'pending'
+                    """)
+                if notify { (report.membershipsEnded, report.leftQueued) = try endAnnouncedMemberships() }
+                for table in tables { report.restored[table.name] = try putBack(table) }
+                for table in tables.reversed() { report.removed[table.name] = try remove(table) }
+                report.notificationsCancelled += try connection.query("""
+                    select count(*) from notifications n join undo_pending p using (id) where n.status = 'cancelled'
+                    """).scalar(Int.self)
+                try connection.query("update import_runs set status = 'undone', undone_at = now() where id = \(runID)")
             }
-            // A notify sending one of their messages right now holds it: wait for it to finish, so
-            // that what was sent is known before anything is taken back.
-            try connection.query("""
-                select n.id from notifications n join undo_rows u
-                on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
-                for update of n
-                """)
-            report.alreadySent = try sentAboutAddedMemberships()
-            if notify { try keepAnnouncedMemberships() }
-            let added = NotificationSubject.allCases.map { subject in
-                """
-                n.\(subject.column) in (select (u.row_key->>'id')::bigint from undo_rows u
-                                        where u.table_name = '\(subject.table)' and u.before is null)
-                """
-            }.joined(separator: " or ")
-            report.notificationsCancelled = try connection.query("""
-                update notifications n set status = 'cancelled', last_error = \("run \(runID) was undone")
-                where n.status = 'pending' and (\(unescaped: added))
-                """).affectedRows
-            // The triggers cancel more as rows come back (a ride-cancelled whose pairing is restored).
-            try connection.execute("""
-                create temp table undo_pending on commit drop as select id from notifications where status = 'pending'
-                """)
-            if notify { (report.membershipsEnded, report.leftQueued) = try endAnnouncedMemberships() }
-            for table in tables { report.restored[table.name] = try putBack(table) }
-            for table in tables.reversed() { report.removed[table.name] = try remove(table) }
-            report.notificationsCancelled += try connection.query("""
-                select count(*) from notifications n join undo_pending p using (id) where n.status = 'cancelled'
-                """).scalar(Int.self)
-            try connection.query("update import_runs set status = 'undone', undone_at = now() where id = \(runID)")
-            try connection.execute("commit")
         } catch let error as PostgresError where ["23503", "23505", "CB001", "CB002"].contains(error.sqlState) {
             // A key taken again, a row still used, a group or a car full again: rows outside the run stand in the way.
-            try? connection.execute("rollback")
             throw CruBatchError.refused("cannot undo run \(runID): \(error.description)")
-        } catch {
-            try? connection.execute("rollback")
-            throw error
         }
         return report
     }
