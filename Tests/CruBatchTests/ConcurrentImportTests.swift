@@ -14,7 +14,7 @@ struct ConcurrentImportTests {
         let command = ["import", "--dir", TestEnvironment.fixture("central-coast"), "--wait"]
         for trial in 1...4 {
             let door = try database.connect()
-            for kind in Kind.allCases { try door.advisoryLock(Importer.lockKey(kind)) }
+            for kind in Kind.allCases { try door.advisoryLock(WriterLocks.importKey(kind)) }
             let imports = try [database.start(command), database.start(command)]
             try #require(waitUntil(timeout: 20) {
                 try database.count("""

@@ -85,7 +85,7 @@ struct ConcurrentWritersTests {
         let (answer, _) = try placeableAnswer(database)
         let before = try database.tableCounts()
         let holder = try database.connect()
-        #expect(try holder.tryAdvisoryLock(Importer.lockKey(.groups)))
+        #expect(try holder.tryAdvisoryLock(WriterLocks.importKey(.groups)))
         let place = try database.run(["place", answer, "--format", "json"])
         #expect(place.status == 75, "\(place.stderr)")
         #expect(place.stdout.contains("\"locked\""), "\(place.stdout)")

@@ -126,7 +126,7 @@ struct RidesPairTests {
         #expect(none.status == 64 && none.stderr.contains("does not share rides"), "\(none.stderr)")
 
         let holder = try database.connect()
-        let key = Importer.lockKey(.rideRequests)
+        let key = WriterLocks.importKey(.rideRequests)
         #expect(try holder.tryAdvisoryLock(key))
         let locked = try database.run(["rides", "pair", "--event", "fall-retreat-2026"])
         #expect(locked.status == 75, "\(locked.stderr)")

@@ -104,7 +104,6 @@ public struct Importer {
         return Diagnostic(file: path, line: 1, code: .skippedFile, message: "not loaded: \(reason)", hint: hint)
     }
 
-    static func lockKey(_ kind: Kind) -> Int64 { 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: kind)!) }
 
     /// Loads `sources` in one transaction; `skipped` (from `sources(directory:files:)`) are
     /// reported with the rest.

@@ -45,7 +45,6 @@ public struct PlaceOptions: Sendable {
 public struct Placer {
     /// How long a community group meets, for matching availability.
     public static let meetingMinutes = 90
-    static let lockKey: Int64 = 0x6372_7562_2000
 
     let options: PlaceOptions
 

@@ -70,7 +70,7 @@ struct WriterRun {
         if case .imports(let kinds, let wait) = locks { try lockImports(kinds, wait: wait) }
         defer {
             if case .imports(let kinds, _) = locks {
-                for kind in kinds { try? connection.advisoryUnlock(Importer.lockKey(kind)) }
+                for kind in kinds { try? connection.advisoryUnlock(WriterLocks.importKey(kind)) }
             }
         }
         let ids = try entries.map { try log.start(kind: $0.kind, file: $0.file, dryRun: dryRun) }
@@ -94,8 +94,8 @@ struct WriterRun {
     private func lockImports(_ kinds: [Kind], wait: Bool) throws {
         for kind in kinds {
             if wait {
-                try connection.advisoryLock(Importer.lockKey(kind))
-            } else if try !connection.tryAdvisoryLock(Importer.lockKey(kind)) {
+                try connection.advisoryLock(WriterLocks.importKey(kind))
+            } else if try !connection.tryAdvisoryLock(WriterLocks.importKey(kind)) {
                 throw CruBatchError.lockHeld(
                     "another import of \(kind.rawValue) (or a place, rides pair, undo or forget that writes it)")
             }
