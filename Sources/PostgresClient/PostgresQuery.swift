@@ -115,7 +115,7 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
 }
 
 /// A Swift value that a column's text form decodes to.
-public protocol PostgresDecodable {
+public protocol PostgresDecodable: PostgresRowDecodable {
     /// The value for PostgreSQL's text output, or nil when the text is not of this type.
     init?(postgresText: String)
 }

@@ -1,6 +1,7 @@
 /// One row of a result, decoded column by column into Swift types.
 ///
-///     let (id, name) = (try row.decode(Int.self, 0), try row.decode(String?.self, 1))
+///     let (id, name) = try row.decode((Int, String?).self)
+///     let email = try row.decode(String.self, "email")
 ///
 /// A NULL where a non-optional type is asked for, or text that is not of the type, throws a
 /// `.decoding` error naming the column and the query: a mismatch between crubatch's SQL and its
@@ -39,7 +40,7 @@ public struct PostgresRow: Sendable {
     }
 
     /// The query on one line, for messages.
-    private var statement: String {
+    var statement: String {
         query.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
