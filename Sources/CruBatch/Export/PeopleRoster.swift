@@ -9,23 +9,20 @@ public enum RosterAudience: String, Sendable, CaseIterable {
 /// One group's roster as people read it: the group, when and where it meets, its leaders and its
 /// members, every value already in the form people write it.
 struct PeopleRoster {
-    struct Leader {
-        let name: String
-        let email: String
-        let phone: String
-    }
-
-    struct Member {
-        let firstName: String
-        let lastName: String
-        let email: String
-        let phone: String
+    struct Member: PostgresRowDecodable {
+        let contact: PersonContact
         let year: String
         /// The day the member joined, in the campus's time zone.
         let joined: (year: Int, month: Int, day: Int)?
 
         var joinedText: String {
             joined.map { "\($0.year)-\(CellNormalizer.twoDigits($0.month))-\(CellNormalizer.twoDigits($0.day))" } ?? ""
+        }
+
+        init(cells: inout PostgresCells) throws(PostgresError) {
+            contact = try PersonContact(cells: &cells)
+            year = yearText(try cells.next(Int?.self))
+            joined = calendarDay(try cells.next(String.self))
         }
     }
 
@@ -34,7 +31,7 @@ struct PeopleRoster {
     let ministry: String
     /// `Tuesdays at 19:00, Dexter Lawn`; empty when nothing is known.
     let meeting: String
-    let leaders: [Leader]
+    let leaders: [PersonContact]
     let members: [Member]
 
     /// The member table's headers.
@@ -45,12 +42,13 @@ struct PeopleRoster {
     var titleBlock: [[String]] {
         [["Group", "\(name) (\(code))"], ["Ministry", ministry]]
             + (meeting.isEmpty ? [] : [["Meets", meeting]])
-            + leaders.map { ["Leader", $0.name, $0.email, $0.phone] }
+            + leaders.map { ["Leader", $0.name, $0.email, $0.phone ?? ""] }
     }
 
     /// The cells of a member's row, in the headers' order (Joined as text).
     func cells(of member: Member) -> [String] {
-        [member.firstName, member.lastName, member.email, member.phone, member.year, member.joinedText]
+        let contact = member.contact
+        return [contact.firstName, contact.lastName, contact.email, contact.phone ?? "", member.year, member.joinedText]
     }
 
     /// Each group in use of a scope in code order, with its current members, read one group at a time
@@ -62,31 +60,21 @@ struct PeopleRoster {
             where \(scope.condition) and \(unescaped: KindCatalog.groupInUse) order by g.code
             """).rows
         for group in groups {
-            let id = try group.decode(Int.self, 0)
+            let (id, code, name, ministry, day, time, location, timezone) =
+                try group.decode((Int, String, String, String, String?, String?, String?, String).self)
             let leaders = try connection.query("""
-                select l.first_name || ' ' || l.last_name, l.email, l.phone
-                from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = \(id) order by gl.position, l.email
-                """).rows.map { row in
-                    Leader(name: try row.decode(String.self, 0), email: try row.decode(String.self, 1),
-                           phone: PeopleText.phone(try row.decode(String?.self, 2)))
-                }
+                select l.* from group_leaders gl cross join \(PersonContact.of("gl.person_id")) l
+                where gl.group_id = \(id) order by gl.position, l.email
+                """).rows.map { row throws(PostgresError) in try row.decode(PersonContact.self) }
             let members = try connection.query("""
-                select p.first_name, p.last_name, p.email, p.phone, p.school_year,
-                       to_char(m.joined_at at time zone \(try group.decode(String.self, 7)), 'YYYY-MM-DD')
-                from memberships m join people p on p.id = m.person_id
+                select c.*, p.school_year, to_char(m.joined_at at time zone \(timezone), 'YYYY-MM-DD')
+                from memberships m join people p on p.id = m.person_id cross join \(PersonContact.of("p.id")) c
                 where m.group_id = \(id) and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m"))
                 order by p.last_name, p.first_name, p.email
-                """).rows.map { row in
-                    Member(firstName: try row.decode(String.self, 0), lastName: try row.decode(String.self, 1),
-                           email: try row.decode(String.self, 2), phone: PeopleText.phone(try row.decode(String?.self, 3)),
-                           year: yearText(try row.decode(Int?.self, 4)), joined: calendarDay(try row.decode(String.self, 5)))
-                }
-            try body(PeopleRoster(
-                code: try group.decode(String.self, 1), name: try group.decode(String.self, 2),
-                ministry: try group.decode(String.self, 3),
-                meeting: PeopleText.meeting(day: try group.decode(String?.self, 4), time: try group.decode(String?.self, 5),
-                                     location: try group.decode(String?.self, 6)),
-                leaders: leaders, members: members))
+                """).rows.map { row throws(PostgresError) in try row.decode(Member.self) }
+            try body(PeopleRoster(code: code, name: name, ministry: ministry,
+                                  meeting: PeopleText.meeting(day: day, time: time, location: location),
+                                  leaders: leaders, members: members))
         }
     }
 

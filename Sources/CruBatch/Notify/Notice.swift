@@ -15,6 +15,11 @@ struct Notice {
     let fields: [String: Any]
 }
 
+extension PersonContact {
+    /// The person as a mailbox: `First Last <email>`.
+    var mailbox: EmailAddress { EmailAddress(email, name: name) }
+}
+
 /// What a notification is about: the table its nullable foreign key points at. A subject reads
 /// the facts of its notifications in one query.
 enum NotificationSubject: String, CaseIterable, Sendable {
@@ -60,69 +65,54 @@ enum NotificationSubject: String, CaseIterable, Sendable {
         }
     }
 
-    /// One contact as the leaders' list of a notice holds it.
-    private struct Leader: Decodable {
-        let name: String
-        let firstName: String
-        let email: String
-        let phone: String?
-
-        enum CodingKeys: String, CodingKey {
-            case name, email, phone
-            case firstName = "first_name"
-        }
-    }
-
     private static func membershipNotices(_ ids: [Int], connection: PostgresConnection) throws -> [Notice] {
         try connection.query("""
-            select n.id, n.kind, r.first_name, r.first_name || ' ' || r.last_name, r.email, r.notifications_opt_out,
-                   s.first_name, s.first_name || ' ' || s.last_name, s.email, s.phone, s.school_year,
+            select n.id, n.kind, r.*, rp.notifications_opt_out, s.*, sp.school_year,
                    g.name, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'), g.location,
-                   (select coalesce(json_agg(json_build_object('name', l.first_name || ' ' || l.last_name,
-                                                               'first_name', l.first_name, 'email', l.email,
-                                                               'phone', l.phone)
-                                             order by gl.position, l.email), '[]')
-                    from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = g.id)::text
+                   (select coalesce(json_agg(l order by gl.position, l.email), '[]')
+                    from group_leaders gl cross join \(PersonContact.of("gl.person_id")) l
+                    where gl.group_id = g.id)::text
             from notifications n
-            join people r on r.id = n.recipient_id
+            join people rp on rp.id = n.recipient_id
+            cross join \(PersonContact.of("n.recipient_id")) r
             join memberships m on m.id = n.membership_id
-            join people s on s.id = m.person_id
+            join people sp on sp.id = m.person_id
+            cross join \(PersonContact.of("m.person_id")) s
             join community_groups g on g.id = m.group_id
             where n.id = any(\(ids)::bigint[])
             order by n.id
             """).rows.compactMap { row in
-            guard let kind = NotificationKind.named(try row.decode(String.self, 1)) else { return nil }
-            let leaders = try JSONDecoder().decode([Leader].self, from: Data(try row.decode(String.self, 15).utf8))
-            let student = EmailAddress(try row.decode(String.self, 8), name: try row.decode(String.self, 7))
-            let day = try row.decode(String?.self, 12), time = try row.decode(String?.self, 13)
-            let location = try row.decode(String?.self, 14)
-            let replyTo: EmailAddress?
+            let (id, kindName, recipient, optedOut, student, year, group, day, time, location, leadersJSON) =
+                try row.decode((Int, String, PersonContact, Bool, PersonContact, Int?,
+                                String, String?, String?, String?, String).self)
+            guard let kind = NotificationKind.named(kindName) else { return nil }
+            let leaders = try JSONDecoder().decode([PersonContact].self, from: Data(leadersJSON.utf8))
+                        let replyTo: EmailAddress?
             var fields: [String: Any] = [
-                "student_name": student.name ?? "", "student_first_name": try row.decode(String.self, 6),
-                "student_email": student.address,
-                "group_name": try row.decode(String.self, 11),
+                "student_name": student.name, "student_first_name": student.firstName,
+                "student_email": student.email,
+                "group_name": group,
                 "leaders": leaders.map { leader -> [String: Any] in
                     ["name": leader.name, "first_name": leader.firstName, "email": leader.email,
-                     "phone": PeopleText.phone(leader.phone)].filter { !$0.value.isEmpty }
+                     "phone": leader.phone ?? ""].filter { !$0.value.isEmpty }
                 },
             ]
             if kind.recipient == .leader {
-                fields["leader_first_name"] = try row.decode(String.self, 2)
-                replyTo = student
+                fields["leader_first_name"] = recipient.firstName
+                replyTo = student.mailbox
             } else {
-                replyTo = leaders.first.map { EmailAddress($0.email, name: $0.name) }
+                replyTo = leaders.first?.mailbox
             }
             fields["reply_to_name"] = replyTo?.name
-            fields["student_phone"] = try row.decode(String?.self, 9).map { PeopleText.phone($0) }
-            fields["school_year"] = PeopleText.schoolYear(try row.decode(Int?.self, 10))
+            fields["student_phone"] = student.phone
+            fields["school_year"] = PeopleText.schoolYear(year)
             fields["meeting_day"] = day
             fields["meeting_time"] = time
             fields["location"] = location
             let meets = PeopleText.meeting(day: day, time: time, location: location)
             fields["meets"] = meets.isEmpty ? nil : meets
-            return Notice(id: try row.decode(Int.self, 0), kind: kind,
-                          recipient: EmailAddress(try row.decode(String.self, 4), name: try row.decode(String.self, 3)),
-                          optedOut: try row.decode(Bool.self, 5), replyTo: replyTo, fields: fields)
+            return Notice(id: id, kind: kind, recipient: recipient.mailbox,
+                          optedOut: optedOut, replyTo: replyTo, fields: fields)
         }
     }
 }

@@ -23,50 +23,46 @@ extension NotificationSubject {
 
     static func rideNotices(_ ids: [Int], connection: PostgresConnection) throws -> [Notice] {
         try connection.query("""
-            select n.id, n.kind, r.first_name, r.first_name || ' ' || r.last_name, r.email, r.notifications_opt_out,
-                   n.recipient_id = o.driver_id,
-                   e.name, \(unescaped: spoken("e.starts_at")), e.location,
-                   d.first_name, d.first_name || ' ' || d.last_name, d.email, d.phone,
-                   q.first_name, q.first_name || ' ' || q.last_name, q.email, q.phone,
+            select n.id, n.kind, r.*, rp.notifications_opt_out, n.recipient_id = o.driver_id,
+                   e.name, \(unescaped: spoken("e.starts_at")), e.location, d.*, q.*,
                    rq.pickup_location, o.pickup_location, p.leg, o.seats,
                    \(unescaped: spoken("case p.leg when 'to' then o.departs_to else o.departs_from end"))
             from notifications n
-            join people r on r.id = n.recipient_id
+            join people rp on rp.id = n.recipient_id
+            cross join \(PersonContact.of("n.recipient_id")) r
             join ride_pairings p on p.id = n.ride_pairing_id
             join ride_offers o on o.id = p.offer_id
             join ride_requests rq on rq.id = p.request_id
             join events e on e.id = o.event_id
-            join people d on d.id = o.driver_id
-            join people q on q.id = rq.passenger_id
+            cross join \(PersonContact.of("o.driver_id")) d
+            cross join \(PersonContact.of("rq.passenger_id")) q
             where n.id = any(\(ids)::bigint[])
             order by n.id
             """).rows.compactMap { row in
-            guard let kind = NotificationKind.named(try row.decode(String.self, 1)) else { return nil }
-            let toDriver = try row.decode(Bool.self, 6)
-            let event = try row.decode(String.self, 7), leg = try row.decode(String.self, 20)
-            let driver = EmailAddress(try row.decode(String.self, 12), name: try row.decode(String.self, 11))
-            let passenger = EmailAddress(try row.decode(String.self, 16), name: try row.decode(String.self, 15))
-            let replyTo = kind.recipient == .rider ? (toDriver ? passenger : driver) : nil
+            let (id, kindName, recipient, optedOut, toDriver, event, starts, location, driver, passenger,
+                 pickup, carPickup, leg, seats, departs) = try row.decode(
+                (Int, String, PersonContact, Bool, Bool, String, String, String?, PersonContact, PersonContact,
+                 String, String, String, Int, String?).self)
+            guard let kind = NotificationKind.named(kindName) else { return nil }
+            let replyTo = kind.recipient == .rider ? (toDriver ? passenger : driver).mailbox : nil
             var fields: [String: Any] = [
-                "recipient_first_name": try row.decode(String.self, 2),
+                "recipient_first_name": recipient.firstName,
                 "to_driver": toDriver, "to_passenger": !toDriver,
-                "event_name": event, "event_starts": try row.decode(String.self, 8),
-                "driver_name": driver.name ?? "", "driver_first_name": try row.decode(String.self, 10),
-                "driver_email": driver.address,
-                "passenger_name": passenger.name ?? "", "passenger_first_name": try row.decode(String.self, 14),
-                "passenger_email": passenger.address,
-                "pickup": try row.decode(String.self, 18), "car_pickup": try row.decode(String.self, 19), "leg": leg,
+                "event_name": event, "event_starts": starts,
+                "driver_name": driver.name, "driver_first_name": driver.firstName, "driver_email": driver.email,
+                "passenger_name": passenger.name, "passenger_first_name": passenger.firstName,
+                "passenger_email": passenger.email,
+                "pickup": pickup, "car_pickup": carPickup, "leg": leg,
                 "trip": (RideDirection(rawValue: leg) ?? .both).phrase(event: event),
-                "seats": String(try row.decode(Int.self, 21)),
+                "seats": String(seats),
             ]
-            fields["event_location"] = try row.decode(String?.self, 9)
-            fields["driver_phone"] = try row.decode(String?.self, 13).map { PeopleText.phone($0) }
-            fields["passenger_phone"] = try row.decode(String?.self, 17).map { PeopleText.phone($0) }
-            fields["departs"] = try row.decode(String?.self, 22)
+            fields["event_location"] = location
+            fields["driver_phone"] = driver.phone
+            fields["passenger_phone"] = passenger.phone
+            fields["departs"] = departs
             fields["reply_to_name"] = replyTo?.name
-            return Notice(id: try row.decode(Int.self, 0), kind: kind,
-                          recipient: EmailAddress(try row.decode(String.self, 4), name: try row.decode(String.self, 3)),
-                          optedOut: try row.decode(Bool.self, 5), replyTo: replyTo, fields: fields)
+            return Notice(id: id, kind: kind, recipient: recipient.mailbox, optedOut: optedOut, replyTo: replyTo,
+                          fields: fields)
         }
     }
 }
