@@ -73,6 +73,16 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
         public mutating func appendInterpolation(unescaped fragment: String) {
             sql += fragment
         }
+
+        /// A fragment of crubatch's own SQL (literal text, quoted names), spliced in as text.
+        public mutating func appendInterpolation(unescaped fragment: SQLFragment) {
+            sql += fragment.sql
+        }
+
+        /// A name (table, column, database), double-quoted as `SQLFragment(identifier:)` does.
+        public mutating func appendInterpolation(identifier name: String) {
+            sql += SQLFragment(identifier: name).sql
+        }
     }
 }
 

@@ -261,7 +261,7 @@ struct RidesTests {
         let database = try TestDatabase.empty()
         let connection = try database.connect()
         _ = try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 9 }).migrate()
-        try connection.execute("""
+        try connection.script("""
             insert into events (code, name, starts_at, rideshare) values ('picnic', 'Picnic', now(), true), ('talk', 'Talk', now(), false);
             insert into run_changes (run_id, table_name, row_id, operation, before, after)
             select 1, 'events', id, 'update', to_jsonb(e) || '{"rideshare": false}', to_jsonb(e) from events e;

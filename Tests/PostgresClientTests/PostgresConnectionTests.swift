@@ -23,7 +23,7 @@ struct PostgresConnectionTests {
         #expect(try result.scalar(String?.self) == nil, "the first cell is NULL")
 
         let table = uniqueName("people")
-        try db.execute("create temp table \(table) (id serial primary key, name text, note text)")
+        try db.execute("create temp table \(identifier: table) (id serial primary key, name text, note text)")
         let nothing: String? = nil
         let inserted = try db.query("""
             insert into \(unescaped: table) (name, note)
@@ -63,7 +63,7 @@ struct PostgresConnectionTests {
     func uniqueViolation() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("emails")
-        try db.execute("create temp table \(table) (email text primary key)")
+        try db.execute("create temp table \(identifier: table) (email text primary key)")
         try db.query("insert into \(unescaped: table) values (\("ann@example.org"))")
         let error = try postgresError { try db.query("insert into \(unescaped: table) values (\("ann@example.org"))") }
         #expect(error.kind == .query)
@@ -76,7 +76,7 @@ struct PostgresConnectionTests {
     func transactions() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("tx")
-        try db.execute("create temp table \(table) (n int)")
+        try db.execute("create temp table \(identifier: table) (n int)")
 
         let value = try db.transaction {
             try db.query("insert into \(unescaped: table) values (1)")
@@ -132,7 +132,7 @@ struct PostgresConnectionTests {
     func copyIn() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_in")
-        try db.execute("create temp table \(table) (id int primary key, name text, note text)")
+        try db.execute("create temp table \(identifier: table) (id int primary key, name text, note text)")
         let count = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
             var chunk: [UInt8] = []
             for id in 1...10_000 {
@@ -152,7 +152,7 @@ struct PostgresConnectionTests {
     func copyInAborted() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_abort")
-        try db.execute("create temp table \(table) (id int, name text)")
+        try db.execute("create temp table \(identifier: table) (id int, name text)")
         #expect(throws: Planned.self) {
             try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
                 try sender.send(Array("1,Ann\n2,Bob\n".utf8))
@@ -171,7 +171,7 @@ struct PostgresConnectionTests {
     func copyInBadData() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_bad")
-        try db.execute("create temp table \(table) (id int, name text)")
+        try db.execute("create temp table \(identifier: table) (id int, name text)")
         let error = try postgresError {
             try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
                 try sender.send(Array("1,Ann\nseven,Bob\n".utf8))
@@ -190,13 +190,13 @@ struct PostgresConnectionTests {
     func copyWrongDirection() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_dir")
-        try db.execute("create temp table \(table) (id int)")
+        try db.execute("create temp table \(identifier: table) (id int)")
         try db.query("insert into \(unescaped: table) select generate_series(1, 100)")
 
         let attempts: [(String, () throws -> Void)] = [
             ("copyIn of TO STDOUT", { try db.copyIn("COPY \(table) TO STDOUT") { _ in } }),
             ("query of TO STDOUT", { try db.query("COPY \(unescaped: table) TO STDOUT") }),
-            ("execute of FROM STDIN", { try db.execute("COPY \(table) FROM STDIN") }),
+            ("execute of FROM STDIN", { try db.execute("COPY \(identifier: table) FROM STDIN") }),
         ]
         for (name, attempt) in attempts {
             let error = try postgresError(attempt)
@@ -238,7 +238,7 @@ struct PostgresConnectionTests {
     func copyOut() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_out")
-        try db.execute("create temp table \(table) (id int, name text)")
+        try db.execute("create temp table \(identifier: table) (id int, name text)")
         try db.query("insert into \(unescaped: table) select n, 'name ' || n || ', \"q\"' from generate_series(1, 5000) n")
         var output: [UInt8] = []
         let count = try db.copyOut("select id, name from \(unescaped: table) order by id", options: "format csv") { chunk in

@@ -67,7 +67,7 @@ struct KindLoader {
         result.mappedColumns = mapping.mappedColumns
 
         let encoder = StagingEncoder(spec: spec)
-        try connection.execute(encoder.createTableSQL)
+        try connection.execute(PostgresQuery(unsafeSQL: encoder.createTableSQL))
         defer { try? connection.execute("drop table if exists stage") }
         do {
             try stream(table: table, mapping: mapping, encoder: encoder, into: &result)
@@ -80,7 +80,9 @@ struct KindLoader {
         result.diagnostics += table.takeWarnings()
         result.sha256 = table.sha256Hex
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
-        try connection.execute("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
+        try connection.execute("set local default_statistics_target = 10")
+        try connection.execute("analyze stage")
+        try connection.execute("reset default_statistics_target")
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank)
@@ -165,23 +167,23 @@ struct KindLoader {
         let sql = MergeSQL(spec: spec, blank: options.blank)
         if try !connection.query(PostgresQuery(unsafeSQL: sql.anyStored)).scalar(Bool.self) {
             counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: false))).scalar(Int.self)
-            for statement in sql.listSync(allNew: true) { try connection.execute(statement) }
+            for statement in sql.listSync(allNew: true) { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
             counts.unchanged = staged - counts.inserted
             return
         }
-        for statement in sql.setup { try connection.execute(statement) }
+        for statement in sql.setup { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
         guard let changed = try connection.query(PostgresQuery(unsafeSQL: sql.update)).rows.first else {
             throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
         }
         counts.updated = try changed.decode(Int.self, 0)
         counts.restored = try changed.decode(Int.self, 1)
         counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: true))).scalar(Int.self)
-        for statement in sql.listSync(allNew: false) { try connection.execute(statement) }
+        for statement in sql.listSync(allNew: false) { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
         if let touch = sql.finishLists.first, let count = sql.finishLists.last {
-            try connection.execute(touch)
+            try connection.execute(PostgresQuery(unsafeSQL: touch))
             counts.updated = try connection.query(PostgresQuery(unsafeSQL: count)).scalar(Int.self)
         }
-        for statement in sql.teardown { try connection.execute(statement) }
+        for statement in sql.teardown { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
         counts.unchanged = staged - counts.inserted - counts.updated - counts.restored
     }
 }

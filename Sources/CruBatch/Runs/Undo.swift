@@ -192,10 +192,12 @@ public struct Undo {
             select m.id, m.person_id from memberships m join undo_rows u
             on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = m.id
             where exists (select 1 from notifications n
-                          where n.membership_id = m.id and n.kind = 'joined' and n.status = 'sent');
+                          where n.membership_id = m.id and n.kind = 'joined' and n.status = 'sent')
+            """)
+        try connection.execute("""
             delete from undo_rows u using undo_announced a
             where u.before is null and (u.row_key->>'id')::bigint = case u.table_name when 'memberships' then a.id
-                                                                        when 'people' then a.person_id end;
+                                                                        when 'people' then a.person_id end
             """)
     }
 
