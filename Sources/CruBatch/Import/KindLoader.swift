@@ -171,7 +171,7 @@ struct KindLoader {
             counts.unchanged = staged - counts.inserted
             return
         }
-        for statement in sql.setup { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
+        for statement in sql.setup { try connection.execute(statement) }
         guard let changed = try connection.query(PostgresQuery(unsafeSQL: sql.update)).rows.first else {
             throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
         }
@@ -183,7 +183,7 @@ struct KindLoader {
             try connection.execute(PostgresQuery(unsafeSQL: touch))
             counts.updated = try connection.query(PostgresQuery(unsafeSQL: count)).scalar(Int.self)
         }
-        for statement in sql.teardown { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
+        for statement in sql.teardown { try connection.execute(statement) }
         counts.unchanged = staged - counts.inserted - counts.updated - counts.restored
     }
 }
