@@ -3,8 +3,8 @@
 ///
 ///     let query: PostgresQuery = "select id from people where lower(email) = \(email) and campus_id = \(campusID)"
 ///
-/// SQL fragments that crubatch builds itself (table and column names from its own catalog) go in
-/// with `\(unescaped: fragment)`; they must never hold user input.
+/// SQL fragments that crubatch builds itself go in as `SQLFragment`s with `\(unescaped: fragment)`, and
+/// a name as `\(identifier: name)`, double-quoted.
 public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     public private(set) var sql: String
     public private(set) var binds: [String?]
@@ -67,11 +67,6 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
                 text = text[text.index(dollar, offsetBy: 1 + digits.count)...]
             }
             sql += text
-        }
-
-        /// A fragment of crubatch's own SQL, spliced in as text. Never user input.
-        public mutating func appendInterpolation(unescaped fragment: String) {
-            sql += fragment
         }
 
         /// A fragment of crubatch's own SQL (literal text, quoted names), spliced in as text.

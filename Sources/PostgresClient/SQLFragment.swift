@@ -22,6 +22,13 @@ public struct SQLFragment: Sendable, Hashable, ExpressibleByStringInterpolation,
         sql = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// A text constant as a string literal, its quotes doubled; an `E''` literal when it holds a
+    /// backslash, so that it reads the same whatever `standard_conforming_strings` says.
+    public init(literal text: String) {
+        let quoted = text.replacingOccurrences(of: "'", with: "''")
+        sql = text.contains("\\") ? "E'\(quoted.replacingOccurrences(of: "\\", with: "\\\\"))'" : "'\(quoted)'"
+    }
+
     /// Fragments one after another with `separator` between them (`, `, ` and `, ` union all `).
     public init(joining fragments: some Sequence<SQLFragment>, separator: SQLFragment) {
         sql = fragments.map(\.sql).joined(separator: separator.sql)
@@ -48,6 +55,11 @@ public struct SQLFragment: Sendable, Hashable, ExpressibleByStringInterpolation,
         /// A name, quoted as `SQLFragment(identifier:)` does.
         public mutating func appendInterpolation(identifier name: String) {
             sql += SQLFragment(identifier: name).sql
+        }
+
+        /// A text constant, quoted as `SQLFragment(literal:)` does.
+        public mutating func appendInterpolation(literal text: String) {
+            sql += SQLFragment(literal: text).sql
         }
 
         /// An integer written in decimal: no text of it can be SQL.

@@ -86,7 +86,7 @@ struct CodeRuleTests {
         let connection = try database.connect()
         for code in ["../../../escaped-group", String(repeating: "g", count: 64), "a..b", "-a"] {
             let error = #expect(throws: PostgresError.self) {
-                try connection.query("update \(unescaped: table) set code = \(code) where id = (select min(id) from \(unescaped: table))")
+                try connection.query("update \(identifier: table) set code = \(code) where id = (select min(id) from \(identifier: table))")
             }
             #expect(error?.sqlState == "23514", "\(table) \(code)")
             #expect(error?.message.contains("\(table)_code_rule") == true, "\(error?.message ?? "")")

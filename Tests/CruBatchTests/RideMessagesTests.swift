@@ -86,7 +86,7 @@ struct RideMessagesTests {
     private func id(_ table: String, _ email: String, in database: TestDatabase) throws -> Int {
         let person = table == "ride_offers" ? "driver_id" : "passenger_id"
         return try database.count("""
-            select r.id from \(unescaped: table) r join people p on p.id = r.\(unescaped: person) where p.email = \(email)
+            select r.id from \(identifier: table) r join people p on p.id = r.\(identifier: person) where p.email = \(email)
             """)
     }
 

@@ -26,7 +26,7 @@ struct RidesTests {
     private func id(_ table: String, _ email: String, _ event: String, in database: TestDatabase) throws -> Int {
         let person = table == "ride_offers" ? "driver_id" : "passenger_id"
         return try database.count("""
-            select r.id from \(unescaped: table) r join people p on p.id = r.\(unescaped: person) join events e on e.id = r.event_id
+            select r.id from \(identifier: table) r join people p on p.id = r.\(identifier: person) join events e on e.id = r.event_id
             where p.email = \(email) and e.code = \(event)
             """)
     }

@@ -29,4 +29,13 @@ struct StatementTests {
         #expect(query.sql == #"select n from x t where t."ended ""at""" is null and t.n < 3 and y = $1"#)
         #expect(query.binds == ["z"])
     }
+
+    @Test("a literal fragment reads back as its text, quotes and backslashes included")
+    func literals() throws {
+        let db = try TestDatabase.connect()
+        for text in ["left", "it's", #"C:\new\'x'"#, ""] {
+            #expect(try db.query("select \(unescaped: SQLFragment(literal: text))").text == text)
+        }
+        #expect(SQLFragment(literal: "it's").sql == "'it''s'")
+    }
 }

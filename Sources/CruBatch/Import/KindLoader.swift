@@ -118,7 +118,7 @@ struct KindLoader {
     private func archive(_ codes: [String], into counts: inout KindCounts) throws {
         guard let retirement = spec.retirement, !codes.isEmpty else { return }
         let archived = try connection.query("""
-            update \(unescaped: spec.table) t set \(unescaped: retirement.retire)
+            update \(identifier: spec.table) t set \(unescaped: retirement.retire)
             where t.code = any(\(codes)::text[]) and \(unescaped: retirement.isCurrent(over: "t")) returning t.code
             """).rows.map { try $0.decode(String.self, 0) }
         counts.archived += archived.count
