@@ -82,8 +82,15 @@ public final class PostgresConnection {
         return try consume(result, sql: query.sql)
     }
 
-    /// Runs a script of several statements without parameters (migrations).
-    public func execute(_ sql: String) throws(PostgresError) {
+    /// Runs one statement for its effect (BEGIN, SET, DDL, an UPDATE whose count is not needed).
+    /// It takes a `PostgresQuery`, so interpolated values travel as `$n` parameters, as in `query`.
+    public func execute(_ statement: PostgresQuery) throws(PostgresError) {
+        try query(statement)
+    }
+
+    /// Runs a script of several statements separated by semicolons, without parameters: migrations
+    /// and test fixtures. Its text goes to the server as it is, so it must be crubatch's own SQL.
+    public func script(_ sql: String) throws(PostgresError) {
         _ = try consume(PQexec(handle, sql), sql: sql)
     }
 
@@ -187,7 +194,7 @@ public final class PostgresConnection {
     // MARK: LISTEN / NOTIFY
 
     public func listen(_ channel: String) throws(PostgresError) {
-        try execute("LISTEN \(quoteIdentifier(channel))")
+        try execute("LISTEN \(identifier: channel)")
     }
 
     /// Waits up to `timeout` seconds for notifications; returns those received (maybe none).

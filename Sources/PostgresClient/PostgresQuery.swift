@@ -3,8 +3,8 @@
 ///
 ///     let query: PostgresQuery = "select id from people where lower(email) = \(email) and campus_id = \(campusID)"
 ///
-/// SQL fragments that crubatch builds itself (table and column names from its own catalog) go in
-/// with `\(unescaped: fragment)`; they must never hold user input.
+/// SQL fragments that crubatch builds itself go in as `SQLFragment`s with `\(unescaped: fragment)`, and
+/// a name as `\(identifier: name)`, double-quoted.
 public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     public private(set) var sql: String
     public private(set) var binds: [String?]
@@ -69,9 +69,14 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
             sql += text
         }
 
-        /// A fragment of crubatch's own SQL, spliced in as text. Never user input.
-        public mutating func appendInterpolation(unescaped fragment: String) {
-            sql += fragment
+        /// A fragment of crubatch's own SQL (literal text, quoted names), spliced in as text.
+        public mutating func appendInterpolation(unescaped fragment: SQLFragment) {
+            sql += fragment.sql
+        }
+
+        /// A name (table, column, database), double-quoted as `SQLFragment(identifier:)` does.
+        public mutating func appendInterpolation(identifier name: String) {
+            sql += SQLFragment(identifier: name).sql
         }
     }
 }

@@ -26,13 +26,14 @@ public final class TestDatabase: Sendable {
     private init(template: String?) throws {
         let server = try Self.connect()
         name = uniqueName("crubatch_test")
-        try server.execute("create database \(name)\(template.map { " template \($0)" } ?? "")")
+        let clause: SQLFragment = template.map { " template \(identifier: $0)" } ?? ""
+        try server.execute("create database \(identifier: name)\(unescaped: clause)")
         url = try Self.url(for: name)
     }
 
     deinit {
         if let server = try? Self.connect() {
-            try? server.execute("drop database if exists \(name) with (force)")
+            try? server.execute("drop database if exists \(identifier: name) with (force)")
         }
     }
 
@@ -104,7 +105,7 @@ private enum MigratedTemplate {
         try server.query("select pg_advisory_lock(7331)")
         defer { _ = try? server.query("select pg_advisory_unlock(7331)") }
         if try server.query("select 1 from pg_database where datname = \(name)").rows.isEmpty {
-            try server.execute("alter database \(candidate.name) rename to \(name)")
+            try server.execute("alter database \(identifier: candidate.name) rename to \(identifier: name)")
         }
         return name
     }

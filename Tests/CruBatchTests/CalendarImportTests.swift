@@ -1,5 +1,6 @@
 import CruBatchTestSupport
 import Foundation
+import PostgresClient
 import Testing
 
 /// `import events FILE.ics`: Google Calendar, Outlook and Apple Calendar exports become events
@@ -34,7 +35,7 @@ struct CalendarImportTests {
 
     /// Every event as `code|uid|name|start|end|zone|all day|location|rule|exceptions|ministries`, times local.
     static func rows(_ database: TestDatabase) throws -> [String] {
-        let local = #"'YYYY-MM-DD"T"HH24:MI'"#
+        let local: SQLFragment = #"'YYYY-MM-DD"T"HH24:MI'"#
         return try database.connect().query("""
             select concat_ws('|', e.code, e.uid, e.name, to_char(e.starts_at at time zone e.timezone, \(unescaped: local)),
                    to_char(e.ends_at at time zone e.timezone, \(unescaped: local)), e.timezone, e.all_day,

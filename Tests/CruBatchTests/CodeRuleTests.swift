@@ -59,7 +59,7 @@ struct CodeRuleTests {
         let connection = try database.connect()
         _ = try Migrator(connection: connection, migrations: Array(Migration.all.prefix(2))).migrate()
         // Written as the app or SQL could before the rule: import never would.
-        try connection.execute("""
+        try connection.script("""
             insert into campuses (code, name) values ('calpoly', 'Cal Poly'), ('../../../escaped-campus', 'Escaped');
             insert into ministries (code, name, campus_id) select 'cru-calpoly', 'Cru', id from campuses where code = 'calpoly';
             insert into community_groups (code, ministry_id, name)
@@ -86,7 +86,7 @@ struct CodeRuleTests {
         let connection = try database.connect()
         for code in ["../../../escaped-group", String(repeating: "g", count: 64), "a..b", "-a"] {
             let error = #expect(throws: PostgresError.self) {
-                try connection.query("update \(unescaped: table) set code = \(code) where id = (select min(id) from \(unescaped: table))")
+                try connection.query("update \(identifier: table) set code = \(code) where id = (select min(id) from \(identifier: table))")
             }
             #expect(error?.sqlState == "23514", "\(table) \(code)")
             #expect(error?.message.contains("\(table)_code_rule") == true, "\(error?.message ?? "")")

@@ -12,12 +12,12 @@ struct MessageKindsTests {
     private func outbox(_ groups: [(leaders: Int, students: Int)]) throws -> TestDatabase {
         let database = try TestDatabase()
         let connection = try database.connect()
-        try connection.execute("""
+        try connection.script("""
             insert into campuses (code, name) values ('c', 'Campus');
             insert into ministries (code, name, campus_id) values ('m', 'Ministry', (select id from campuses));
             """)
         for (index, group) in groups.enumerated() {
-            try connection.execute("""
+            try connection.script("""
                 insert into community_groups (code, ministry_id, name, meeting_day, meeting_time, location)
                 values ('g\(index)', (select id from ministries), 'Group \(index)', 'Tuesday', '19:00', 'Dexter Lawn');
                 insert into people (email, first_name, last_name, phone, is_leader)
@@ -106,7 +106,7 @@ struct MessageKindsTests {
         let database = try outbox([(leaders: 2, students: 0)])
         let listener = try database.connect()
         try listener.listen("crubatch_notifications")
-        try database.connect().execute("""
+        try database.connect().script("""
             insert into people (email, first_name, last_name, phone)
             select 'n' || i || '@example.edu', 'N' || i, 'Ew', '+1805555030' || i from generate_series(1, 3) i;
             begin;
@@ -216,7 +216,7 @@ struct MessageKindsTests {
         #expect(left.allSatisfy { $0.replyTo == ["s0-1@example.edu"] && $0.body.contains("Hi Zoë0") })
 
         // Joined and left before notify ran: the leaders hear of neither.
-        try connection.execute("""
+        try connection.script("""
             insert into people (email, first_name, last_name) values ('brief@example.edu', 'Brief', 'Visit');
             insert into memberships (group_id, person_id)
             select g.id, p.id from community_groups g, people p where g.code = 'g0' and p.email = 'brief@example.edu';
@@ -249,7 +249,7 @@ struct MessageKindsTests {
         let mails = try MailSink.messages(for: database)
         #expect(mails.map { $0.header("Subject") } == ["New in Group 0: S01"])
 
-        try database.connect().execute("""
+        try database.connect().script("""
             insert into people (email, first_name, last_name) values ('late@example.edu', 'Late', 'Comer');
             insert into memberships (group_id, person_id) select g.id, p.id from community_groups g, people p
             where p.email = 'late@example.edu';
@@ -317,7 +317,7 @@ struct MessageKindsTests {
     func requeue() throws {
         let database = try outbox([(leaders: 1, students: 4)])
         let connection = try database.connect()
-        try connection.execute("""
+        try connection.script("""
             update notifications set status = 'dead', attempts = 8, last_error = '450 busy'
             where id in (select id from notifications order by id limit 2);
             update notifications set status = 'failed', attempts = 1, last_error = '550 no such user'

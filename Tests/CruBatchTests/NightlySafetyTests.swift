@@ -45,7 +45,7 @@ struct NightlySafetyTests {
     func unsafeCodesAreSkipped() throws {
         let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
-        try connection.execute("""
+        try connection.script("""
             alter table community_groups drop constraint community_groups_code_rule;
             alter table campuses drop constraint campuses_code_rule;
             update community_groups set code = '../../../escaped-group' where code = 'cp-small-tue';
@@ -83,7 +83,7 @@ struct NightlySafetyTests {
         let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
         // PostgreSQL knows both names, so nothing stops SQL from writing them. The event is Cal Poly's only.
-        try connection.execute("""
+        try connection.script("""
             update campuses set timezone = 'posix/America/Los_Angeles' where code = 'calpoly';
             update events set timezone = 'localtime' where code = 'aia-beach-day';
             """)

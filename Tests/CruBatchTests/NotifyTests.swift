@@ -20,7 +20,7 @@ struct NotifyTests {
     private func databaseWithJoins(_ count: Int, leaders: Int = 2) throws -> (TestDatabase, [String]) {
         let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
-        try connection.execute("""
+        try connection.script("""
             insert into community_groups (code, ministry_id, name, meeting_day, meeting_time, location, sex)
             select 'notify-test', ministry_id, 'Notify Test Group', 'Tuesday', '19:00', 'Dexter Lawn', 'mixed'
             from community_groups where code = 'cp-small-tue';
@@ -91,7 +91,7 @@ struct NotifyTests {
     func twoProcessesExactlyOnce() throws {
         let database = try TestDatabase()
         let connection = try database.connect()
-        try connection.execute("""
+        try connection.script("""
             insert into campuses (code, name) values ('c', 'Campus');
             insert into ministries (code, name, campus_id) values ('m', 'Ministry', (select id from campuses));
             insert into people (email, first_name, last_name, phone, is_leader) values ('lead@example.org', 'Lee', 'Der', '+18055550100', true);

@@ -24,8 +24,8 @@ struct OutboxCancellationTests {
         try #require(load.status == 0, "\(load.stderr)")
         let connection = try database.connect()
         try connection.execute("update notifications set status = 'sent', sent_at = now()")
-        try connection.execute(Self.newStudent)
-        try connection.execute(Self.joinSmallGroup)
+        try connection.script(Self.newStudent)
+        try connection.script(Self.joinSmallGroup)
         #expect(try database.count("select count(*) from notifications where status = 'pending'") == 2)
 
         try connection.execute("""
@@ -47,7 +47,7 @@ struct OutboxCancellationTests {
         let database = try TestDatabase.empty()
         let connection = try database.connect()
         _ = try Migrator(connection: connection, migrations: Array(Migration.all.prefix(2))).migrate()
-        try connection.execute("""
+        try connection.script("""
             insert into campuses (code, name) values ('calpoly', 'Cal Poly');
             insert into ministries (code, name, campus_id) select 'cru-calpoly', 'Cru', id from campuses;
             insert into community_groups (code, ministry_id, name) select 'cp-small-tue', id, 'Small' from ministries;
@@ -70,8 +70,8 @@ struct OutboxCancellationTests {
         let database = try TestDatabase(importing: "central-coast")
         let sender = try database.connect()
         try sender.execute("update notifications set status = 'sent', sent_at = now()")
-        try sender.execute(Self.newStudent)
-        try sender.execute(Self.joinSmallGroup)
+        try sender.script(Self.newStudent)
+        try sender.script(Self.joinSmallGroup)
         let leaders = try database.count("select count(*) from notifications where status = 'pending' and kind = 'joined'")
         try #require(leaders > 0)
 

@@ -21,14 +21,14 @@ struct RideMessagesTests {
     private func rides(_ cars: [Car], riders: [String]) throws -> TestDatabase {
         let database = try TestDatabase()
         let connection = try database.connect()
-        try connection.execute("""
+        try connection.script("""
             insert into events (code, name, starts_at, timezone, location, rideshare)
             values ('retreat', 'Fall Retreat', '2026-10-16 17:00 America/Los_Angeles', 'America/Los_Angeles',
                     'Camp Ocean Pines', 'both');
             """)
         for (index, car) in cars.enumerated() {
             let number = index + 1
-            try connection.execute("""
+            try connection.script("""
                 insert into people (email, first_name, last_name, phone)
                 values ('d\(number)@example.org', 'Dana\(number)', 'Driver', '+1805555\(String(format: "%04d", 100 + number))');
                 insert into ride_offers (event_id, driver_id, direction, seats, departs_to, departs_from, pickup_location)
@@ -41,7 +41,7 @@ struct RideMessagesTests {
         }
         for (index, direction) in riders.enumerated() {
             let number = index + 1
-            try connection.execute("""
+            try connection.script("""
                 insert into people (email, first_name, last_name, phone, is_member)
                 values ('p\(number)@example.edu', 'Pat\(number)', 'Rider', '+1805555\(String(format: "%04d", 500 + number))', false);
                 insert into ride_requests (event_id, passenger_id, direction, pickup_location)
@@ -56,7 +56,7 @@ struct RideMessagesTests {
     /// `rides pair` or the app would.
     private func pair(_ seats: [(driver: Int, rider: Int, leg: String)], in database: TestDatabase) throws {
         let values = seats.map { "(\($0.driver), \($0.rider), '\($0.leg)')" }.joined(separator: ", ")
-        try database.connect().execute("""
+        try database.connect().script("""
             insert into ride_pairings (offer_id, request_id, leg)
             select o.id, r.id, v.leg from (values \(values)) v (driver, rider, leg)
             join people d on d.email = 'd' || v.driver || '@example.org' join ride_offers o on o.driver_id = d.id
@@ -86,7 +86,7 @@ struct RideMessagesTests {
     private func id(_ table: String, _ email: String, in database: TestDatabase) throws -> Int {
         let person = table == "ride_offers" ? "driver_id" : "passenger_id"
         return try database.count("""
-            select r.id from \(unescaped: table) r join people p on p.id = r.\(unescaped: person) where p.email = \(email)
+            select r.id from \(identifier: table) r join people p on p.id = r.\(identifier: person) where p.email = \(email)
             """)
     }
 

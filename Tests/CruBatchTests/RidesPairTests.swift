@@ -65,7 +65,7 @@ struct RidesPairTests {
     @Test("every event still to come: the most passengers seated, not first come; each waiting leg says why; exit 1")
     func upcomingEvents() throws {
         let database = try TestDatabase(importing: "central-coast")
-        try database.connect().execute("""
+        try database.connect().script("""
             update events set starts_at = now() + interval '30 days', ends_at = now() + interval '31 days'
             where code in ('winter-conference-2026', 'bridges-thanksgiving');
             update events set starts_at = now() - interval '30 days', ends_at = null where code = 'fall-retreat-2026'

@@ -26,7 +26,7 @@ struct RidesTests {
     private func id(_ table: String, _ email: String, _ event: String, in database: TestDatabase) throws -> Int {
         let person = table == "ride_offers" ? "driver_id" : "passenger_id"
         return try database.count("""
-            select r.id from \(unescaped: table) r join people p on p.id = r.\(unescaped: person) join events e on e.id = r.event_id
+            select r.id from \(identifier: table) r join people p on p.id = r.\(identifier: person) join events e on e.id = r.event_id
             where p.email = \(email) and e.code = \(event)
             """)
     }
@@ -261,7 +261,7 @@ struct RidesTests {
         let database = try TestDatabase.empty()
         let connection = try database.connect()
         _ = try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 9 }).migrate()
-        try connection.execute("""
+        try connection.script("""
             insert into events (code, name, starts_at, rideshare) values ('picnic', 'Picnic', now(), true), ('talk', 'Talk', now(), false);
             insert into run_changes (run_id, table_name, row_id, operation, before, after)
             select 1, 'events', id, 'update', to_jsonb(e) || '{"rideshare": false}', to_jsonb(e) from events e;

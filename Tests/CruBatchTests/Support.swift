@@ -12,7 +12,7 @@ extension TestDatabase {
                       "community_groups", "group_leaders", "memberships", "events", "event_ministries",
                       "summer_missions", "resources", "resource_topics", "notifications", "ride_offers", "ride_requests",
                       "ride_pairings"] {
-            counts[table] = try connection.query("select count(*) from \(unescaped: table)").scalar(Int.self)
+            counts[table] = try connection.query("select count(*) from \(identifier: table)").scalar(Int.self)
         }
         return counts
     }

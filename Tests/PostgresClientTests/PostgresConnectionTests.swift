@@ -23,16 +23,16 @@ struct PostgresConnectionTests {
         #expect(try result.scalar(String?.self) == nil, "the first cell is NULL")
 
         let table = uniqueName("people")
-        try db.execute("create temp table \(table) (id serial primary key, name text, note text)")
+        try db.execute("create temp table \(identifier: table) (id serial primary key, name text, note text)")
         let nothing: String? = nil
         let inserted = try db.query("""
-            insert into \(unescaped: table) (name, note)
+            insert into \(identifier: table) (name, note)
             values (\("Ann"), \(nothing)), (\("Zoë"), \("it's")), (\("Bob \"B\""), \("x,y"))
             """)
         #expect(inserted.affectedRows == 3)
-        let rows = try db.query("select name, note, note is null as missing from \(unescaped: table) order by id")
+        let rows = try db.query("select name, note, note is null as missing from \(identifier: table) order by id")
         #expect(rows.texts == [["Ann", nil, "t"], ["Zoë", "it's", "f"], ["Bob \"B\"", "x,y", "f"]])
-        #expect(try db.query("select count(*) from \(unescaped: table) where name = \("Zoë")").text == "1")
+        #expect(try db.query("select count(*) from \(identifier: table) where name = \("Zoë")").text == "1")
     }
 
     @Test("integer arrays decode from array_agg, empty ones too")
@@ -63,45 +63,45 @@ struct PostgresConnectionTests {
     func uniqueViolation() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("emails")
-        try db.execute("create temp table \(table) (email text primary key)")
-        try db.query("insert into \(unescaped: table) values (\("ann@example.org"))")
-        let error = try postgresError { try db.query("insert into \(unescaped: table) values (\("ann@example.org"))") }
+        try db.execute("create temp table \(identifier: table) (email text primary key)")
+        try db.query("insert into \(identifier: table) values (\("ann@example.org"))")
+        let error = try postgresError { try db.query("insert into \(identifier: table) values (\("ann@example.org"))") }
         #expect(error.kind == .query)
         #expect(error.sqlState == "23505")
         #expect(error.detail?.contains("ann@example.org") == true)
-        #expect(try db.query("select count(*) from \(unescaped: table)").text == "1")
+        #expect(try db.query("select count(*) from \(identifier: table)").text == "1")
     }
 
     @Test("transaction commits when the body returns and rolls back when it throws")
     func transactions() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("tx")
-        try db.execute("create temp table \(table) (n int)")
+        try db.execute("create temp table \(identifier: table) (n int)")
 
         let value = try db.transaction {
-            try db.query("insert into \(unescaped: table) values (1)")
+            try db.query("insert into \(identifier: table) values (1)")
             return "done"
         }
         #expect(value == "done")
-        #expect(try db.query("select count(*) from \(unescaped: table)").text == "1")
+        #expect(try db.query("select count(*) from \(identifier: table)").text == "1")
 
         #expect(throws: Planned.self) {
             try db.transaction {
-                try db.query("insert into \(unescaped: table) values (2)")
+                try db.query("insert into \(identifier: table) values (2)")
                 throw Planned()
             }
         }
-        #expect(try db.query("select count(*) from \(unescaped: table)").text == "1")
+        #expect(try db.query("select count(*) from \(identifier: table)").text == "1")
 
         // A failed statement inside rolls back too, and the session is not left in an aborted transaction.
         let error = try postgresError {
             try db.transaction {
-                try db.query("insert into \(unescaped: table) values (3)")
-                try db.query("insert into \(unescaped: table) values ('not a number')")
+                try db.query("insert into \(identifier: table) values (3)")
+                try db.query("insert into \(identifier: table) values ('not a number')")
             }
         }
         #expect(error.sqlState == "22P02")
-        #expect(try db.query("select array_agg(n order by n)::text from \(unescaped: table)").text == "{1}")
+        #expect(try db.query("select array_agg(n order by n)::text from \(identifier: table)").text == "{1}")
         let pid = try db.query("select pg_backend_pid()").text
         let observer = try TestDatabase.connect()
         #expect(try observer.query("select state from pg_stat_activity where pid = \(pid)::int").text == "idle",
@@ -132,7 +132,7 @@ struct PostgresConnectionTests {
     func copyIn() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_in")
-        try db.execute("create temp table \(table) (id int primary key, name text, note text)")
+        try db.execute("create temp table \(identifier: table) (id int primary key, name text, note text)")
         let count = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
             var chunk: [UInt8] = []
             for id in 1...10_000 {
@@ -144,41 +144,41 @@ struct PostgresConnectionTests {
             }
         }
         #expect(count == 10_000)
-        #expect(try db.query("select count(*), sum(id) from \(unescaped: table)").texts == [["10000", "50005000"]])
-        #expect(try db.query("select name, note from \(unescaped: table) where id = 7777").texts == [["Name, \"7777\"", "Zoë 7777"]])
+        #expect(try db.query("select count(*), sum(id) from \(identifier: table)").texts == [["10000", "50005000"]])
+        #expect(try db.query("select name, note from \(identifier: table) where id = 7777").texts == [["Name, \"7777\"", "Zoë 7777"]])
     }
 
     @Test("copyIn whose body throws copies nothing and leaves the connection usable")
     func copyInAborted() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_abort")
-        try db.execute("create temp table \(table) (id int, name text)")
+        try db.execute("create temp table \(identifier: table) (id int, name text)")
         #expect(throws: Planned.self) {
             try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
                 try sender.send(Array("1,Ann\n2,Bob\n".utf8))
                 throw Planned()
             }
         }
-        #expect(try db.query("select count(*) from \(unescaped: table)").text == "0")
+        #expect(try db.query("select count(*) from \(identifier: table)").text == "0")
         let again = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
             try sender.send(Array("3,Cy\n".utf8))
         }
         #expect(again == 1)
-        #expect(try db.query("select name from \(unescaped: table)").texts == [["Cy"]])
+        #expect(try db.query("select name from \(identifier: table)").texts == [["Cy"]])
     }
 
     @Test("copyIn of bad data reports the server's error and leaves the connection usable")
     func copyInBadData() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_bad")
-        try db.execute("create temp table \(table) (id int, name text)")
+        try db.execute("create temp table \(identifier: table) (id int, name text)")
         let error = try postgresError {
             try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
                 try sender.send(Array("1,Ann\nseven,Bob\n".utf8))
             }
         }
         #expect(error.sqlState == "22P02")
-        #expect(try db.query("select count(*) from \(unescaped: table)").text == "0")
+        #expect(try db.query("select count(*) from \(identifier: table)").text == "0")
 
         let notCopy = try postgresError { try db.copyIn("select 1") { _ in } }
         #expect(notCopy.kind == .copy)
@@ -190,18 +190,18 @@ struct PostgresConnectionTests {
     func copyWrongDirection() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_dir")
-        try db.execute("create temp table \(table) (id int)")
-        try db.query("insert into \(unescaped: table) select generate_series(1, 100)")
+        try db.execute("create temp table \(identifier: table) (id int)")
+        try db.query("insert into \(identifier: table) select generate_series(1, 100)")
 
         let attempts: [(String, () throws -> Void)] = [
             ("copyIn of TO STDOUT", { try db.copyIn("COPY \(table) TO STDOUT") { _ in } }),
-            ("query of TO STDOUT", { try db.query("COPY \(unescaped: table) TO STDOUT") }),
-            ("execute of FROM STDIN", { try db.execute("COPY \(table) FROM STDIN") }),
+            ("query of TO STDOUT", { try db.query("COPY \(identifier: table) TO STDOUT") }),
+            ("execute of FROM STDIN", { try db.execute("COPY \(identifier: table) FROM STDIN") }),
         ]
         for (name, attempt) in attempts {
             let error = try postgresError(attempt)
             #expect(error.kind == .copy, "\(name): \(error)")
-            #expect(try db.query("select count(*) from \(unescaped: table)").text == "100", "\(name) left the connection unusable")
+            #expect(try db.query("select count(*) from \(identifier: table)").text == "100", "\(name) left the connection unusable")
         }
     }
 
@@ -238,10 +238,10 @@ struct PostgresConnectionTests {
     func copyOut() throws {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_out")
-        try db.execute("create temp table \(table) (id int, name text)")
-        try db.query("insert into \(unescaped: table) select n, 'name ' || n || ', \"q\"' from generate_series(1, 5000) n")
+        try db.execute("create temp table \(identifier: table) (id int, name text)")
+        try db.query("insert into \(identifier: table) select n, 'name ' || n || ', \"q\"' from generate_series(1, 5000) n")
         var output: [UInt8] = []
-        let count = try db.copyOut("select id, name from \(unescaped: table) order by id", options: "format csv") { chunk in
+        let count = try db.copyOut("select id, name from \(identifier: table) order by id", options: "format csv") { chunk in
             output += chunk
         }
         #expect(count == 5_000)
@@ -254,13 +254,13 @@ struct PostgresConnectionTests {
         // A body that throws stops the copy but the error comes out and the connection still works.
         var seen = 0
         #expect(throws: Planned.self) {
-            try db.copyOut("select * from \(unescaped: table)", options: "format text") { _ in
+            try db.copyOut("select * from \(identifier: table)", options: "format text") { _ in
                 seen += 1
                 if seen == 10 { throw Planned() }
             }
         }
         #expect(seen == 10)
-        #expect(try db.query("select count(*) from \(unescaped: table)").text == "5000")
+        #expect(try db.query("select count(*) from \(identifier: table)").text == "5000")
     }
 
     @Test("LISTEN gets a NOTIFY from another session with its payload")
@@ -345,8 +345,10 @@ struct QuoteLiteralTests {
     func roundTrip() throws {
         let connection = try PostgresConnection(try TestDatabase.url())
         for value in ["plain", "O'Brien", #"back\slash"#, "Zoë 日本", ""] {
-            #expect(try connection.query("select \(unescaped: connection.quoteLiteral(value))").text == value)
+            let select = PostgresQuery(unsafeSQL: "select " + connection.quoteLiteral(value))
+            #expect(try connection.query(select).text == value)
         }
-        #expect(try connection.query("select \(unescaped: connection.quoteLiteral(nil)) is null").text == "t")
+        let null = PostgresQuery(unsafeSQL: "select \(connection.quoteLiteral(nil)) is null")
+        #expect(try connection.query(null).text == "t")
     }
 }

@@ -123,7 +123,8 @@ extension Exporter {
 
     /// The terms of the campuses of a scope, in date order; archived terms and campuses are left out.
     private func academicTerms(_ scope: ExportScope) throws -> [AcademicTerm] {
-        let current = ["t", "c"].map(Retirement.archive.isCurrent(over:)).joined(separator: " and ")
+        let current = SQLFragment(joining: (["t", "c"] as [SQLFragment]).map(Retirement.archive.isCurrent(over:)),
+                                  separator: " and ")
         let rows = try connection.query("""
             select c.id, c.code, c.name, c.timezone, t.code, t.name, to_char(t.starts_on, 'YYYY-MM-DD'), to_char(t.ends_on, 'YYYY-MM-DD'), t.breaks::text,
                    extract(epoch from t.updated_at)::bigint
@@ -193,7 +194,7 @@ extension Exporter {
     /// An event that iCalendar cannot hold (SQL past `import`'s checks: an end at or before the start)
     /// is left out, with why, so that one bad row never costs the calendar its other events.
     private func eventEvents(_ scope: ExportScope) throws -> (events: [CalendarEvent], leftOut: [LeftOutRow]) {
-        let wallClock = "'YYYY-MM-DD HH24:MI:SS'"
+        let wallClock: SQLFragment = "'YYYY-MM-DD HH24:MI:SS'"
         let rows = try connection.query("""
             select ev.code, ev.name, to_char(ev.starts_at at time zone ev.timezone, \(unescaped: wallClock)),
                    to_char(ev.ends_at at time zone ev.timezone, \(unescaped: wallClock)), ev.timezone, ev.location,

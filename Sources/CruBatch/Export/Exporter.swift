@@ -76,7 +76,9 @@ public struct Exporter {
     /// One row per member: the group, its leaders' contacts, the member. Cells that a spreadsheet
     /// would run as a formula are neutralised.
     public func exportRosterCSV(_ scope: ExportScope, to target: OutputTarget) throws -> ExportedFile {
-        let columns = Self.rosterColumns.map { "csv_safe((\($0.expression))::text) as \($0.name)" }.joined(separator: ", ")
+        let columns = SQLFragment(joining: Self.rosterColumns.map { column -> SQLFragment in
+            "csv_safe((\(column.expression))::text) as \(identifier: column.name)"
+        }, separator: ", ")
         return try copyCSV("""
             select \(unescaped: columns) \(unescaped: Self.rosterFrom) and \(scope.condition) \(unescaped: Self.rosterOrder)
             """, to: target)
@@ -127,12 +129,12 @@ public struct Exporter {
         case .ministry(let value): (table, code) = ("ministries", value)
         case .campus(let value): (table, code) = ("campuses", value)
         }
-        if try connection.query("select 1 from \(unescaped: table) where code = \(code.lowercased())").rows.isEmpty {
+        if try connection.query("select 1 from \(identifier: table) where code = \(code.lowercased())").rows.isEmpty {
             throw CruBatchError.usage("no \(scope.label): check the code (see `crubatch export \(table == "community_groups" ? "groups" : table)`)")
         }
     }
 
-    private static let rosterColumns: [(name: String, expression: String)] = [
+    private static let rosterColumns: [(name: String, expression: SQLFragment)] = [
         ("group_code", "g.code"), ("group_name", "g.name"), ("day", "g.meeting_day"),
         ("time", "to_char(g.meeting_time, 'HH24:MI')"), ("location", "g.location"),
         ("leader_names", leaderList("l.first_name || ' ' || l.last_name")),
@@ -142,24 +144,24 @@ public struct Exporter {
         ("joined_at", "to_char(m.joined_at, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"),
     ]
 
-    private static func leaderList(_ expression: String) -> String {
+    private static func leaderList(_ expression: SQLFragment) -> SQLFragment {
         "select string_agg(\(expression), '; ' order by gl.position, l.email) from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = g.id"
     }
 
-    private static let leadersJSON = """
+    private static let leadersJSON: SQLFragment = """
         select coalesce(jsonb_agg(jsonb_build_object('name', l.first_name || ' ' || l.last_name, 'email', l.email,
             'phone', l.phone) order by gl.position, l.email), '[]'::jsonb)
         from group_leaders gl join people l on l.id = gl.person_id where gl.group_id = g.id
         """
 
     /// Current members of groups in use; the WHERE that follows adds the scope with `and`.
-    private static let rosterFrom = """
+    private static let rosterFrom: SQLFragment = """
         from memberships m join community_groups g on g.id = m.group_id join people p on p.id = m.person_id
         join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
         where \(KindCatalog.membershipEnd.isCurrent(over: "m")) and \(KindCatalog.groupInUse)
         """
 
-    private static let rosterOrder = "order by g.code, p.last_name, p.first_name, p.email"
+    private static let rosterOrder: SQLFragment = "order by g.code, p.last_name, p.first_name, p.email"
 
     /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the target.
     private func copyCSV(_ query: PostgresQuery, to target: OutputTarget) throws -> ExportedFile {

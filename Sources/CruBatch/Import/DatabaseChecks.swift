@@ -94,7 +94,7 @@ struct DatabaseChecks {
         let names = try connection.query("""
             select \(unescaped: value), \(unescaped: scope), \(unescaped: lines) from \(unescaped: source)
             where \(unescaped: value) is not null
-            and not exists (select 1 from \(unescaped: reference.table) r where r.\(unescaped: reference.keyColumn) = \(unescaped: value))
+            and not exists (select 1 from \(identifier: reference.table) r where r.\(identifier: reference.keyColumn) = \(unescaped: value))
             group by 1, 2
             """).rows.map { row in
             (name: ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1)),
@@ -103,8 +103,8 @@ struct DatabaseChecks {
         guard let nameColumn = reference.nameColumn else { return ([], names.isEmpty) }
         guard !names.isEmpty else { return ([], true) }
         let matcher = NameMatcher(try connection.query("""
-            select r.\(unescaped: reference.keyColumn), r.\(unescaped: nameColumn), \(unescaped: reference.scope ?? "''")
-            from \(unescaped: reference.table) r
+            select r.\(identifier: reference.keyColumn), r.\(identifier: nameColumn), \(unescaped: reference.scope ?? "''")
+            from \(identifier: reference.table) r
             """).rows.map { row in
             NameMatcher.Candidate(code: try row.decode(String.self, 0), name: try row.decode(String.self, 1),
                                   scope: try row.decode(String.self, 2))
@@ -128,7 +128,7 @@ struct DatabaseChecks {
             if column.list != nil {
                 // One join of the named rows' items with the matches, not a lookup per row.
                 try connection.query("""
-                    update stage o set "\(unescaped: column.name)" = r.list from (
+                    update stage o set \(identifier: column.name) = r.list from (
                         select s.line, string_agg(coalesce(m.code, v.value), ';' order by v.position) as list
                         from stage s cross join lateral unnest(string_to_array(\(unescaped: cell), ';')) with ordinality as v(value, position)
                         left join \(matches) on m.value = v.value and m.scope = \(unescaped: scope)
@@ -138,7 +138,7 @@ struct DatabaseChecks {
                     """)
             } else {
                 try connection.query("""
-                    update stage s set "\(unescaped: column.name)" = m.code from \(matches)
+                    update stage s set \(identifier: column.name) = m.code from \(matches)
                     where \(unescaped: cell) = m.value and m.scope = \(unescaped: scope)
                     """)
             }
@@ -193,7 +193,7 @@ struct DatabaseChecks {
         let rows = try connection.query("""
             select s.line, \(unescaped: value) from \(unescaped: source)
             where \(unescaped: value) is not null
-            and not exists (select 1 from \(unescaped: reference.table) r
+            and not exists (select 1 from \(identifier: reference.table) r
                             where \(unescaped: reference.key(over: "r")) = \(unescaped: value) and \(unescaped: reference.condition))
             order by s.line
             """).rows
@@ -203,7 +203,7 @@ struct DatabaseChecks {
         let personal = reference.labelColumns != nil
         let names = reference.nameColumn.map { ", r.\($0)" } ?? ""
         let candidates = personal ? [] : try connection.query("""
-            select \(unescaped: reference.key(over: "r"))\(unescaped: names) from \(unescaped: reference.table) r
+            select \(unescaped: reference.key(over: "r"))\(unescaped: names) from \(identifier: reference.table) r
             where \(unescaped: reference.condition) limit 5000
             """).rows.flatMap { row in try row.values.indices.map { try row.decode(String.self, $0) } }
         return try rows.compactMap { row -> Diagnostic? in
@@ -293,7 +293,7 @@ struct DatabaseChecks {
         let rows = try connection.query("""
             select s.line, count(distinct c.timezone), string_agg(distinct c.timezone, ', ' order by c.timezone)
             from stage s
-            left join lateral unnest(string_to_array(s."\(unescaped: list)", ';')) as v(code) on true
+            left join lateral unnest(string_to_array(s.\(identifier: list), ';')) as v(code) on true
             left join ministries m on m.code = v.code left join campuses c on c.id = m.campus_id
             where \(unescaped: needsZone)
             group by s.line order by s.line
@@ -303,7 +303,7 @@ struct DatabaseChecks {
         let inherited = rows.filter { $0.zones == 1 }
         if !inherited.isEmpty {
             try connection.query("""
-                update stage s set "\(unescaped: column)" = z.zone
+                update stage s set \(identifier: column) = z.zone
                 from unnest(\(inherited.map(\.line))::int[], \(inherited.map { $0.names ?? "" })::text[]) as z(line, zone)
                 where s.line = z.line
                 """)
@@ -398,7 +398,7 @@ struct DatabaseChecks {
             from (\(unescaped: spec.resolveSQL)) n
             where n.\(unescaped: target) is not null and (
                 exists (select 1 from stage o where \(unescaped: staged) = n.\(unescaped: target) and o.line < n.line)
-                or exists (select 1 from \(unescaped: spec.table) t
+                or exists (select 1 from \(identifier: spec.table) t
                            where t.\(unescaped: target) = n.\(unescaped: target) and not (\(unescaped: spec.keyMatch))))
             order by n.line
             """).rows

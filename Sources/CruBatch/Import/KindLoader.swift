@@ -67,7 +67,7 @@ struct KindLoader {
         result.mappedColumns = mapping.mappedColumns
 
         let encoder = StagingEncoder(spec: spec)
-        try connection.execute(encoder.createTableSQL)
+        try connection.execute(PostgresQuery(unsafeSQL: encoder.createTableSQL))
         defer { try? connection.execute("drop table if exists stage") }
         do {
             try stream(table: table, mapping: mapping, encoder: encoder, into: &result)
@@ -80,7 +80,9 @@ struct KindLoader {
         result.diagnostics += table.takeWarnings()
         result.sha256 = table.sha256Hex
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
-        try connection.execute("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
+        try connection.execute("set local default_statistics_target = 10")
+        try connection.execute("analyze stage")
+        try connection.execute("reset default_statistics_target")
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank)
@@ -116,7 +118,7 @@ struct KindLoader {
     private func archive(_ codes: [String], into counts: inout KindCounts) throws {
         guard let retirement = spec.retirement, !codes.isEmpty else { return }
         let archived = try connection.query("""
-            update \(unescaped: spec.table) t set \(unescaped: retirement.retire)
+            update \(identifier: spec.table) t set \(unescaped: retirement.retire)
             where t.code = any(\(codes)::text[]) and \(unescaped: retirement.isCurrent(over: "t")) returning t.code
             """).rows.map { try $0.decode(String.self, 0) }
         counts.archived += archived.count
@@ -165,7 +167,7 @@ struct KindLoader {
         let sql = MergeSQL(spec: spec, blank: options.blank)
         if try !connection.query(PostgresQuery(unsafeSQL: sql.anyStored)).scalar(Bool.self) {
             counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: false))).scalar(Int.self)
-            for statement in sql.listSync(allNew: true) { try connection.execute(statement) }
+            for statement in sql.listSync(allNew: true) { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
             counts.unchanged = staged - counts.inserted
             return
         }
@@ -176,9 +178,9 @@ struct KindLoader {
         counts.updated = try changed.decode(Int.self, 0)
         counts.restored = try changed.decode(Int.self, 1)
         counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: true))).scalar(Int.self)
-        for statement in sql.listSync(allNew: false) { try connection.execute(statement) }
+        for statement in sql.listSync(allNew: false) { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
         if let touch = sql.finishLists.first, let count = sql.finishLists.last {
-            try connection.execute(touch)
+            try connection.execute(PostgresQuery(unsafeSQL: touch))
             counts.updated = try connection.query(PostgresQuery(unsafeSQL: count)).scalar(Int.self)
         }
         for statement in sql.teardown { try connection.execute(statement) }

@@ -1,3 +1,5 @@
+import PostgresClient
+
 /// The set-based SQL that moves a kind's staged rows into its table: one UPDATE for changed rows,
 /// one INSERT for new ones, and for list relations (a group's leaders...) one sync each. Unchanged
 /// rows are not touched, so their `updated_at` stays as it was.
@@ -34,19 +36,19 @@ struct MergeSQL {
     }
 
     /// Temp tables for the bookkeeping (kinds with lists only).
-    var setup: [String] {
+    var setup: [PostgresQuery] {
         tracksLists ? ["create temp table merge_touched (id bigint not null, scalar boolean not null) on commit drop",
                        "create temp table merge_fresh (id bigint not null) on commit drop"] : []
     }
 
-    var teardown: [String] { tracksLists ? ["drop table merge_touched", "drop table merge_fresh"] : [] }
+    var teardown: [PostgresQuery] { tracksLists ? ["drop table merge_touched", "drop table merge_fresh"] : [] }
 
     /// Updates rows whose values differ and restores retired rows the file lists; selects how many
     /// were updated and how many restored. The stored row's old state comes from a second reference
     /// to the table (`o`), since RETURNING sees the new one.
     var update: String {
         let columns = spec.targetColumns.filter(\.updatable)
-        let assignments = (columns.map { "\($0.name) = \(newValue($0))" } + (spec.retirement?.restore ?? []))
+        let assignments = (columns.map { "\($0.name) = \(newValue($0))" } + (spec.retirement?.restore.map(\.sql) ?? []))
             .joined(separator: ", ")
         var changes = "row(\(columns.map { "t.\($0.name)" }.joined(separator: ", "))) is distinct from row(\(columns.map(newValue).joined(separator: ", ")))"
         if let comesBack = spec.retirement?.comesBack(over: "t") { changes = "(\(changes) or \(comesBack))" }

@@ -106,7 +106,7 @@ struct SyncStep {
         case .ministry(let value): (reference, code) = (.ministry, value)
         }
         guard let id = try connection.query("""
-            select id from \(unescaped: reference.table) where code = \(code)
+            select id from \(identifier: reference.table) where code = \(code)
             """).scalar(Int?.self) else {
             throw CruBatchError.usage("--scope: no \(reference.noun) \"\(code)\" (see `crubatch export \(reference.definedIn.rawValue)`)")
         }
@@ -141,7 +141,7 @@ struct SyncStep {
                 \(limit) allows; check the file, or allow it with --max-archive \(ids.count)
                 """)
         }
-        try connection.query("update \(unescaped: spec.table) set \(unescaped: retirement.retire) where id = any(\(ids)::bigint[])")
+        try connection.query("update \(identifier: spec.table) set \(unescaped: retirement.retire) where id = any(\(ids)::bigint[])")
         return outcome
     }
 }

@@ -1,3 +1,5 @@
+import PostgresClient
+
 /// The kinds' CSV formats and how each maps onto the data model: one declaration per column.
 enum KindCatalog {
     static func spec(_ kind: Kind) -> KindSpec {
@@ -38,7 +40,8 @@ enum KindCatalog {
     /// SQL over a group `g`, its ministry `mi` and its campus `c`: a group in use, which neither it, its
     /// ministry nor its campus is archived. Archived groups are kept for history only: rosters,
     /// calendars and placement leave them out.
-    static let groupInUse = ["g", "mi", "c"].map(Retirement.archive.isCurrent(over:)).joined(separator: " and ")
+    static let groupInUse = SQLFragment(
+        joining: (["g", "mi", "c"] as [SQLFragment]).map(Retirement.archive.isCurrent(over:)), separator: " and ")
 
     private static let code = ColumnSpec("code", .code, required: true, key: true)
     private static let name = ColumnSpec("name", .text, required: true)

@@ -1,4 +1,5 @@
 import CSVStream
+import PostgresClient
 
 /// A reference from a column to another kind's natural key (a ministry's campus, a group's
 /// leaders), checked against the database (which, inside one load, already holds the kinds loaded
@@ -152,27 +153,27 @@ enum Retirement: Sendable {
     case end(column: String, value: String)
 
     /// SQL over a row alias: true when the row is archived or ended.
-    func isRetired(over alias: String) -> String {
+    func isRetired(over alias: SQLFragment) -> SQLFragment {
         switch self {
         case .archive: "\(alias).archived_at is not null"
-        case .end(let column, let value): "\(alias).\(column) = '\(value)'"
+        case .end(let column, let value): "\(alias).\(identifier: column) = \(literal: value)"
         }
     }
 
     /// SQL over a row alias: true when the row is neither archived nor ended (a staged row with a blank
     /// state is current).
-    func isCurrent(over alias: String) -> String { "(\(isRetired(over: alias))) is not true" }
+    func isCurrent(over alias: SQLFragment) -> SQLFragment { "(\(isRetired(over: alias))) is not true" }
 
     /// The assignments that archive or end a row.
-    var retire: String {
+    var retire: SQLFragment {
         switch self {
         case .archive: "archived_at = now()"
-        case .end(let column, let value): "\(column) = '\(value)'"
+        case .end(let column, let value): "\(identifier: column) = \(literal: value)"
         }
     }
 
     /// Assignments that bring back a row a file lists again, beyond the file's own values.
-    var restore: [String] {
+    var restore: [SQLFragment] {
         switch self {
         case .archive: ["archived_at = null"]
         case .end: []
@@ -182,7 +183,7 @@ enum Retirement: Sendable {
     /// SQL over a stored row `alias` that a file lists: true when listing it brings it back whatever
     /// its values (an archived row). Nil when its values alone decide (an ended membership comes back
     /// through its status).
-    func comesBack(over alias: String) -> String? {
+    func comesBack(over alias: SQLFragment) -> SQLFragment? {
         switch self {
         case .archive: isRetired(over: alias)
         case .end: nil
@@ -294,10 +295,10 @@ struct KindSpec: Sendable {
     /// the export could not resolve.
     private var exportCondition: String {
         var conditions = [exportFilter]
-        if case .archive? = retirement { conditions.append(Retirement.archive.isCurrent(over: "t")) }
+        if case .archive? = retirement { conditions.append(Retirement.archive.isCurrent(over: "t").sql) }
         for (column, reference) in joinedReferences where column.required {
             if case .archive? = KindSpec.of(reference.definedIn).retirement {
-                conditions.append(Retirement.archive.isCurrent(over: reference.alias))
+                conditions.append(Retirement.archive.isCurrent(over: SQLFragment(identifier: reference.alias)).sql)
             }
         }
         return conditions.joined(separator: " and ")

@@ -96,7 +96,7 @@ public struct Migrator {
             let pending = migrations.filter { applied[$0.version] == nil }
             for migration in pending {
                 do {
-                    try connection.execute(migration.sql)
+                    try connection.script(migration.sql)
                 } catch let error as PostgresError where error.sqlState?.hasPrefix("23") == true {
                     // The schema change is fine; rows already in the database break its new rule.
                     throw CruBatchError.migrationBlocked(version: migration.version, name: migration.name,

@@ -77,7 +77,7 @@ public struct RideCancellation {
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
         guard let row = try connection.query("""
-            select r.status, e.code from \(unescaped: target.table) r join events e on e.id = r.event_id where r.id = \(target.id)
+            select r.status, e.code from \(identifier: target.table) r join events e on e.id = r.event_id where r.id = \(target.id)
             """).rows.first else {
             throw CruBatchError.usage("there is no ride \(target.noun) \(target.id) (see `crubatch export rides --event CODE`)")
         }
@@ -95,17 +95,17 @@ public struct RideCancellation {
         let runID = try run.perform { _ in
             try messages.apply(on: connection)
             try connection.query("""
-                update \(unescaped: target.table) r set \(unescaped: cancelled.retire)
+                update \(identifier: target.table) r set \(unescaped: cancelled.retire)
                 where r.id = \(target.id) and \(unescaped: cancelled.isCurrent(over: "r"))
                 """)
             // The triggers ended the pairings in this transaction, so at its now().
             ended = try connection.query("""
                 select request_id from ride_pairings
-                where \(unescaped: target.pairingColumn) = \(target.id) and ended_at = now() order by request_id, leg
+                where \(identifier: target.pairingColumn) = \(target.id) and ended_at = now() order by request_id, leg
                 """).rows.map { try $0.decode(Int.self, 0) }
             queued = try connection.query("""
                 select count(*) from notifications n join ride_pairings p on p.id = n.ride_pairing_id
-                where p.\(unescaped: target.pairingColumn) = \(target.id) and p.ended_at = now() and n.created_at = now()
+                where p.\(identifier: target.pairingColumn) = \(target.id) and p.ended_at = now() and n.created_at = now()
                 """).scalar(Int.self)
         }.ids[0]
         try run.log.finish(runID, status: "succeeded", counts: RunLog.Counts(read: 1, updated: ended.count, archived: 1))

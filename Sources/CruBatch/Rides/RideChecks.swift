@@ -8,9 +8,9 @@ extension DatabaseChecks {
     func ridesNotShared(event: String, direction: String) throws -> [Diagnostic] {
         let current = spec.retirement?.isCurrent(over: "s") ?? "true"
         let rows = try connection.query("""
-            select s.line, e.code, e.rideshare, s."\(unescaped: direction)" from stage s join events e on e.code = s."\(unescaped: event)"
+            select s.line, e.code, e.rideshare, s.\(identifier: direction) from stage s join events e on e.code = s.\(identifier: event)
             where \(unescaped: current) and (e.rideshare = 'no'
-                or s."\(unescaped: direction)" is not null and not ride_direction_covers(e.rideshare, s."\(unescaped: direction)"))
+                or s.\(identifier: direction) is not null and not ride_direction_covers(e.rideshare, s.\(identifier: direction)))
             order by s.line
             """).rows
         return try rows.map { row in
@@ -33,7 +33,7 @@ extension DatabaseChecks {
             let departure = isPresent(column) ? "s.\"\(column)\"" : "null"
             return try connection.query("""
                 select s.line from stage s
-                where \(unescaped: departure) is null and ride_direction_covers(s."\(unescaped: direction)", \(way.rawValue))
+                where \(unescaped: departure) is null and ride_direction_covers(s.\(identifier: direction), \(way.rawValue))
                 order by s.line
                 """).rows.map { row in
                 diagnostic(try row.decode(Int.self, 0), column: column, code: .missingValue,

@@ -37,13 +37,16 @@ struct LoggedTable {
     }
 
     /// SQL: a row's primary key as jsonb, taken from the image `image` (`{"id": 12}`).
-    func key(of image: String) -> String {
-        "jsonb_build_object(\(primaryKey.map { "'\($0)', \(image)->'\($0)'" }.joined(separator: ", ")))"
+    func key(of image: SQLFragment) -> SQLFragment {
+        let pairs = primaryKey.map { column -> SQLFragment in "\(literal: column), \(image)->\(literal: column)" }
+        return "jsonb_build_object(\(SQLFragment(joining: pairs, separator: ", ")))"
     }
 
     /// SQL: the stored row `alias` whose key is `key`'s (`key` a row of this table, e.g. from
     /// `jsonb_populate_record`).
-    func matches(_ alias: String, _ key: String) -> String {
-        primaryKey.map { "\(alias).\($0) = \(key).\($0)" }.joined(separator: " and ")
+    func matches(_ alias: SQLFragment, _ key: SQLFragment) -> SQLFragment {
+        SQLFragment(joining: primaryKey.map { column -> SQLFragment in
+            "\(alias).\(identifier: column) = \(key).\(identifier: column)"
+        }, separator: " and ")
     }
 }

@@ -137,20 +137,23 @@ public struct PersonalDataEraser {
     /// rows; returns how many images were scrubbed.
     private func erase(_ erasure: PersonalColumns.Erasure, of personID: Int) throws -> Int {
         let image = erasure.placeholders.map { "'\($0.column)', \($0.placeholder)" }.joined(separator: ", ")
-        let sameKey = ["before", "after"].map { side in
-            "(" + erasure.keyColumns.map { "c.\(side)->>'\($0)' = e.\($0)::text" }.joined(separator: " and ") + ")"
-        }.joined(separator: " or ")
-        let keys = erasure.keyColumns.map { "t.\($0)" }.joined(separator: ", ")
+        let sameKey = SQLFragment(joining: (["before", "after"] as [SQLFragment]).map { side -> SQLFragment in
+            let equal = erasure.keyColumns.map { column -> SQLFragment in
+                "c.\(side)->>\(literal: column) = e.\(identifier: column)::text"
+            }
+            return "(\(SQLFragment(joining: equal, separator: " and ")))"
+        }, separator: " or ")
+        let keys = SQLFragment(joining: erasure.keyColumns.map { "t.\(identifier: $0)" }, separator: ", ")
         let scrubbed = try connection.query("""
             update run_changes c set before = c.before || e.image, after = c.after || e.image
             from (select t.id, \(unescaped: keys), jsonb_build_object(\(unescaped: image)) as image
-                  from \(unescaped: erasure.table) t where t.\(unescaped: erasure.personColumn) = \(personID)) e
+                  from \(identifier: erasure.table) t where t.\(identifier: erasure.personColumn) = \(personID)) e
             where c.table_name = \(erasure.table) and (c.row_id = e.id or \(unescaped: sameKey))
             """).affectedRows
         let assignments = erasure.placeholders.map { "\($0.column) = \($0.placeholder)" }.joined(separator: ", ")
         try connection.query("""
-            update \(unescaped: erasure.table) t set \(unescaped: assignments)
-            where t.\(unescaped: erasure.personColumn) = \(personID)
+            update \(identifier: erasure.table) t set \(unescaped: assignments)
+            where t.\(identifier: erasure.personColumn) = \(personID)
             """)
         return scrubbed
     }
@@ -162,8 +165,8 @@ public struct PersonalDataEraser {
             guard let retirement = spec.retirement,
                   let person = spec.keys.first(where: { $0.reference?.table == "people" })?.target?.name else { return cancelled }
             return cancelled + (try connection.query("""
-                update \(unescaped: spec.table) r set \(unescaped: retirement.retire)
-                where r.\(unescaped: person) = \(personID) and \(unescaped: retirement.isCurrent(over: "r"))
+                update \(identifier: spec.table) r set \(unescaped: retirement.retire)
+                where r.\(identifier: person) = \(personID) and \(unescaped: retirement.isCurrent(over: "r"))
                 """).affectedRows)
         }
     }

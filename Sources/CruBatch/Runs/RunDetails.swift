@@ -75,9 +75,9 @@ public struct RunDetails: Sendable, CommandReport {
 
     /// Every change of the run in order; a row is named by its id, or for a list row by its key.
     private static func changed(_ runID: Int, tables: Set<String>, on connection: PostgresConnection) throws -> [Change] {
-        let keys = try LoggedTable.load(tables, from: connection).map { table in
-            "when '\(table.name)' then \(table.key(of: "coalesce(c.after, c.before)"))"
-        }.joined(separator: " ")
+        let keys = SQLFragment(joining: try LoggedTable.load(tables, from: connection).map { table -> SQLFragment in
+            "when \(literal: table.name) then \(table.key(of: "coalesce(c.after, c.before)"))"
+        }, separator: " ")
         return try connection.query("""
             select c.table_name, case when c.row_id is not null then jsonb_build_object('id', c.row_id)
                                       else case c.table_name \(unescaped: keys) end end,

@@ -140,12 +140,12 @@ public struct Undo {
                     """)
                 report.alreadySent = try sentAboutAddedMemberships()
                 if notify { try keepAnnouncedMemberships() }
-                let added = NotificationSubject.allCases.map { subject in
+                let added = SQLFragment(joining: NotificationSubject.allCases.map { subject -> SQLFragment in
                     """
-                    n.\(subject.column) in (select (u.row_key->>'id')::bigint from undo_rows u
-                                            where u.table_name = '\(subject.table)' and u.before is null)
+                    n.\(identifier: subject.column) in (select (u.row_key->>'id')::bigint from undo_rows u
+                                            where u.table_name = \(literal: subject.table) and u.before is null)
                     """
-                }.joined(separator: " or ")
+                }, separator: " or ")
                 report.notificationsCancelled = try connection.query("""
                     update notifications n set status = 'cancelled', last_error = \("run \(runID) was undone")
                     where n.status = 'pending' and (\(unescaped: added))
@@ -192,10 +192,12 @@ public struct Undo {
             select m.id, m.person_id from memberships m join undo_rows u
             on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = m.id
             where exists (select 1 from notifications n
-                          where n.membership_id = m.id and n.kind = 'joined' and n.status = 'sent');
+                          where n.membership_id = m.id and n.kind = 'joined' and n.status = 'sent')
+            """)
+        try connection.execute("""
             delete from undo_rows u using undo_announced a
             where u.before is null and (u.row_key->>'id')::bigint = case u.table_name when 'memberships' then a.id
-                                                                        when 'people' then a.person_id end;
+                                                                        when 'people' then a.person_id end
             """)
     }
 
@@ -250,12 +252,12 @@ public struct Undo {
         let first = table.primaryKey[0]
         return try connection.query("""
             select u.row_key::text,
-                   case when stored.\(unescaped: first) is null then 'deleted after the run'
+                   case when stored.\(identifier: first) is null then 'deleted after the run'
                         when u.after is null then 'added again after the run'
                         else 'changed after the run: ' || (select string_agg(name, ', ' order by name) from jsonb_object_keys(u.after) name
                                                           where to_jsonb(stored)->name is distinct from u.after->name) end
-            from undo_rows u cross join lateral jsonb_populate_record(null::\(unescaped: table.name), u.row_key) wanted
-            left join \(unescaped: table.name) stored on \(unescaped: table.matches("stored", "wanted"))
+            from undo_rows u cross join lateral jsonb_populate_record(null::\(identifier: table.name), u.row_key) wanted
+            left join \(identifier: table.name) stored on \(unescaped: table.matches("stored", "wanted"))
             where u.table_name = \(table.name) and to_jsonb(stored) is distinct from u.after
             order by 1
             """).rows.map {
@@ -284,7 +286,7 @@ public struct Undo {
             let childKey = child.key(of: "to_jsonb(x)")
             conflicts += try connection.query("""
                 select \(unescaped: childKey)::text, u.row_key::text from undo_rows u
-                join \(unescaped: child.name) x on to_jsonb(x.\(unescaped: column)) = u.after->'\(unescaped: parentColumn)'
+                join \(identifier: child.name) x on to_jsonb(x.\(identifier: column)) = u.after->\(unescaped: SQLFragment(literal: parentColumn))
                 where u.table_name = \(parent) and u.before is null and u.after is not null
                 and not exists (select 1 from undo_rows v where v.table_name = \(child.name) and v.before is null
                                 and v.row_key = \(unescaped: childKey))
@@ -299,21 +301,25 @@ public struct Undo {
 
     /// Rows the run updated or deleted, back as they were; returns how many.
     private func putBack(_ table: LoggedTable) throws -> Int {
-        let onConflict = table.otherColumns.isEmpty ? "do nothing"
-            : "do update set " + table.otherColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let primaryKey = SQLFragment(joining: table.primaryKey.map(SQLFragment.init(identifier:)), separator: ", ")
+        let updates = table.otherColumns.map { column -> SQLFragment in
+            "\(identifier: column) = excluded.\(identifier: column)"
+        }
+        let onConflict: SQLFragment = updates.isEmpty ? "do nothing"
+            : "do update set \(SQLFragment(joining: updates, separator: ", "))"
         return try connection.query("""
-            insert into \(unescaped: table.name) overriding system value
-            select restored.* from undo_rows u cross join lateral jsonb_populate_record(null::\(unescaped: table.name), u.before) restored
+            insert into \(identifier: table.name) overriding system value
+            select restored.* from undo_rows u cross join lateral jsonb_populate_record(null::\(identifier: table.name), u.before) restored
             where u.table_name = \(table.name) and u.before is not null
-            on conflict (\(unescaped: table.primaryKey.joined(separator: ", "))) \(unescaped: onConflict)
+            on conflict (\(unescaped: primaryKey)) \(unescaped: onConflict)
             """).affectedRows
     }
 
     /// Rows the run inserted, deleted; returns how many.
     private func remove(_ table: LoggedTable) throws -> Int {
         try connection.query("""
-            delete from \(unescaped: table.name) stored
-            using undo_rows u, lateral jsonb_populate_record(null::\(unescaped: table.name), u.row_key) gone
+            delete from \(identifier: table.name) stored
+            using undo_rows u, lateral jsonb_populate_record(null::\(identifier: table.name), u.row_key) gone
             where u.table_name = \(table.name) and u.before is null and \(unescaped: table.matches("stored", "gone"))
             """).affectedRows
     }

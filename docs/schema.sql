@@ -1,0 +1,1309 @@
+CREATE FUNCTION public.cancel_member_joined() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    update notifications set status = 'cancelled', last_error = 'the membership was deleted before it was sent'
+    where membership_id = old.id and status = 'pending';
+    return old;
+end $$;
+
+CREATE FUNCTION public.cancel_notifications_of_deleted_pairing() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    update notifications set status = 'cancelled', last_error = 'the pairing was deleted before it was sent'
+    where ride_pairing_id = old.id and status = 'pending';
+    if old.ended_at is null then
+        perform cancel_ride_full(old.offer_id, old.leg);
+    end if;
+    return old;
+end $$;
+
+CREATE FUNCTION public.cancel_ride_full(offer bigint, way text) RETURNS void
+    LANGUAGE sql
+    AS $$
+    update notifications n set status = 'cancelled', last_error = 'a seat of the car was freed before it was sent'
+    from ride_pairings s
+    where n.ride_pairing_id = s.id and n.kind = 'ride-full' and n.status = 'pending'
+    and s.offer_id = offer and s.leg = way
+$$;
+
+CREATE FUNCTION public.check_ride_pairing() RETURNS trigger
+    LANGUAGE plpgsql
+    SET enable_seqscan TO 'off'
+    AS $$
+declare
+    offer ride_offers;
+    request ride_requests;
+    riders integer;
+begin
+    if new.ended_at is not null then
+        return new;
+    end if;
+    select * into offer from ride_offers where id = new.offer_id for no key update;
+    select * into request from ride_requests where id = new.request_id;
+    if offer.event_id <> request.event_id or offer.driver_id = request.passenger_id
+       or not ride_direction_covers(offer.direction, new.leg) or not ride_direction_covers(request.direction, new.leg) then
+        raise exception 'ride offer % cannot take ride request % on the "%" leg', offer.id, request.id, new.leg
+            using errcode = '23514',
+                  hint = 'a pairing joins an offer and a request of the same event, by two people, on a way both travel';
+    end if;
+    if offer.status <> 'open' or request.status <> 'pending' then
+        raise exception 'ride offer % is %, ride request % is %: only an open offer takes a pending request',
+            offer.id, offer.status, request.id, request.status using errcode = '23514';
+    end if;
+    select count(*) into riders from ride_pairings
+    where offer_id = offer.id and leg = new.leg and ended_at is null and id <> new.id;
+    if riders >= offer.seats then
+        raise exception 'ride offer % is full on the "%" leg: % seats, % passengers', offer.id, new.leg, offer.seats, riders
+            using errcode = 'CB002', hint = 'pair the request with another car';
+    end if;
+    return new;
+end $$;
+
+CREATE FUNCTION public.csv_safe(value text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select case when value ~ '^[-=+@\t\r]' then '''' || value else value end
+$$;
+
+CREATE FUNCTION public.end_ride_pairings_of_offer() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    update ride_pairings p
+    set ended_at = now(), end_reason = case when new.status = 'cancelled' then 'offer-cancelled' else 'offer-changed' end
+    where p.offer_id = new.id and p.ended_at is null
+    and (new.status = 'cancelled' or not ride_direction_covers(new.direction, p.leg)
+         or p.id not in (select x.id from ride_pairings x
+                         where x.offer_id = new.id and x.leg = p.leg and x.ended_at is null
+                         order by x.created_at, x.id limit new.seats));
+    return null;
+end $$;
+
+CREATE FUNCTION public.end_ride_pairings_of_request() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    update ride_pairings p
+    set ended_at = now(), end_reason = case when new.status = 'cancelled' then 'request-cancelled' else 'request-changed' end
+    where p.request_id = new.id and p.ended_at is null
+    and (new.status = 'cancelled' or not ride_direction_covers(new.direction, p.leg));
+    return null;
+end $$;
+
+CREATE FUNCTION public.enforce_group_capacity() RETURNS trigger
+    LANGUAGE plpgsql
+    SET enable_seqscan TO 'off'
+    AS $$
+declare
+    target record;
+    members integer;
+begin
+    if new.status = 'left' then
+        return new;
+    end if;
+    select code, capacity into target from community_groups where id = new.group_id for no key update;
+    if target.capacity is null then
+        return new;
+    end if;
+    select count(*) into members from memberships
+    where group_id = new.group_id and person_id <> new.person_id and status <> 'left';
+    if members >= target.capacity then
+        raise exception 'group "%" is full: capacity %, % members', target.code, target.capacity, members
+            using errcode = 'CB001', hint = 'raise the group''s capacity or choose another group';
+    end if;
+    return new;
+end $$;
+
+CREATE FUNCTION public.is_valid_code(code text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+    select code ~ '^[a-z0-9][a-z0-9._-]{0,62}$' and strpos(code, '..') = 0
+$_$;
+
+CREATE FUNCTION public.membership_set_ended_at() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    new.ended_at := case when new.status = 'left' then coalesce(new.ended_at, now()) end;
+    return new;
+end $$;
+
+CREATE FUNCTION public.notification_initial_status() RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+    select case when current_setting('crubatch.notify', true) = 'off' then 'suppressed' else 'pending' end
+$$;
+
+CREATE FUNCTION public.notify_membership_status() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+    queued integer;
+begin
+    if new.status = 'left' then
+        with unsent as (
+            update notifications set status = 'cancelled', last_error = 'the membership ended before it was sent'
+            where membership_id = new.id and status = 'pending' and kind <> 'left'
+            returning kind, recipient_id
+        )
+        insert into notifications (kind, membership_id, recipient_id, dedupe_key, status)
+        select 'left', new.id, gl.person_id,
+               'left:' || new.id || ':' || gl.person_id || ':' || extract(epoch from new.ended_at),
+               notification_initial_status()
+        from group_leaders gl
+        where gl.group_id = new.group_id
+        and not exists (select 1 from unsent u where u.kind = 'joined' and u.recipient_id = gl.person_id)
+        on conflict (dedupe_key) do nothing;
+        get diagnostics queued = row_count;
+        if queued > 0 and notification_initial_status() = 'pending' then
+            perform pg_notify('crubatch_notifications', new.id::text);
+        end if;
+    else
+        update notifications set status = 'cancelled', last_error = 'the student came back before it was sent'
+        where membership_id = new.id and status = 'pending' and kind = 'left';
+    end if;
+    return null;
+end $$;
+
+CREATE FUNCTION public.queue_join_notifications() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+    queued integer;
+begin
+    insert into notifications (kind, membership_id, recipient_id, dedupe_key, status)
+    select q.kind, q.membership_id, q.recipient_id, q.kind || ':' || q.membership_id || ':' || q.recipient_id,
+           notification_initial_status()
+    from (select 'joined' as kind, m.id as membership_id, gl.person_id as recipient_id, 0 as turn
+          from new_rows m join group_leaders gl on gl.group_id = m.group_id
+          union all
+          select 'welcome', m.id, m.person_id, 1
+          from new_rows m
+          where current_setting('crubatch.welcome', true) = 'on') q
+    order by q.membership_id, q.turn, q.recipient_id
+    on conflict (dedupe_key) do nothing;
+    get diagnostics queued = row_count;
+    if queued > 0 and notification_initial_status() = 'pending' then
+        perform pg_notify('crubatch_notifications', 'memberships');
+    end if;
+    return null;
+end $$;
+
+CREATE FUNCTION public.queue_ride_messages() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+    started bigint[];
+    ended bigint[];
+    queued integer := 0;
+    added integer;
+begin
+    if tg_op = 'INSERT' then
+        select array_agg(id) into started from new_rows where ended_at is null;
+    else
+        select array_agg(s.id) filter (where o.ended_at is not null and s.ended_at is null),
+               array_agg(s.id) filter (where o.ended_at is null and s.ended_at is not null)
+        into started, ended
+        from new_rows s join old_rows o using (id);
+    end if;
+
+    if ended is not null then
+        perform cancel_ride_full(p.offer_id, p.leg)
+        from (select distinct offer_id, leg from ride_pairings where id in (select unnest(ended))) p;
+        -- The update waits for a notify that is sending one of them, then finds it sent: told.
+        with withdrawn as (
+            update notifications set status = 'cancelled', last_error = 'the pairing ended before it was sent'
+            where ride_pairing_id in (select unnest(ended)) and kind = 'ride-paired' and status = 'pending'
+            returning ride_pairing_id, recipient_id
+        ), told as (
+            select p.id, p.ended_at, t.kind,
+                   case t.kind when 'ride-cancelled' then r.passenger_id else o.driver_id end as recipient
+            from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+            cross join lateral (select case when p.end_reason like 'offer-%' then 'ride-cancelled'
+                                            when p.end_reason like 'request-%' then 'seat-freed' end) t (kind)
+            where p.id in (select unnest(ended)) and t.kind is not null
+        )
+        insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
+        select t.kind, t.id, t.recipient, t.kind || ':' || t.id || ':' || t.recipient || ':' || extract(epoch from t.ended_at),
+               notification_initial_status()
+        from told t
+        where not exists (select 1 from withdrawn w where w.ride_pairing_id = t.id and w.recipient_id = t.recipient)
+        on conflict (dedupe_key) do nothing;
+        get diagnostics added = row_count;
+        queued := queued + added;
+    end if;
+
+    if started is not null then
+        -- Back before its end was told (an undo): that message is cancelled and, as if the pairing
+        -- had never ended, nobody is told of it again.
+        with withdrawn as (
+            update notifications set status = 'cancelled', last_error = 'the pairing was restored before it was sent'
+            where ride_pairing_id in (select unnest(started)) and kind in ('ride-cancelled', 'seat-freed') and status = 'pending'
+            returning ride_pairing_id
+        )
+        insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
+        select 'ride-paired', p.id, who, 'ride-paired:' || p.id || ':' || who || ':' || extract(epoch from now()),
+               notification_initial_status()
+        from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+        cross join lateral unnest(array[o.driver_id, r.passenger_id]) who
+        where p.id in (select unnest(started)) and p.id not in (select ride_pairing_id from withdrawn)
+        on conflict (dedupe_key) do nothing;
+        get diagnostics added = row_count;
+        queued := queued + added;
+        -- One per fill, named by the leg's latest pairing: a fill again after a seat was freed is another.
+        insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
+        select 'ride-full', f.latest, f.driver_id, 'ride-full:' || f.latest || ':' || extract(epoch from now()),
+               notification_initial_status()
+        from (select o.driver_id, o.seats, count(*) as riders, max(s.id) as latest
+              from (select distinct offer_id, leg from ride_pairings where id in (select unnest(started))) l
+              join ride_offers o on o.id = l.offer_id
+              join ride_pairings s on s.offer_id = l.offer_id and s.leg = l.leg and s.ended_at is null
+              group by o.id, l.leg) f
+        where f.riders >= f.seats
+        on conflict (dedupe_key) do nothing;
+        get diagnostics added = row_count;
+        queued := queued + added;
+    end if;
+
+    if queued > 0 and notification_initial_status() = 'pending' then
+        perform pg_notify('crubatch_notifications', 'rides');
+    end if;
+    return null;
+end $$;
+
+CREATE FUNCTION public.record_run_delete() RETURNS trigger
+    LANGUAGE plpgsql
+    SET "TimeZone" TO 'UTC'
+    AS $$
+declare
+    run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+begin
+    if run is not null then
+        insert into run_changes (run_id, table_name, row_id, operation, before)
+        select run, tg_table_name, (image->>'id')::bigint, 'delete', image
+        from old_rows old_row, lateral to_jsonb(old_row) image;
+    end if;
+    return null;
+end $$;
+
+CREATE FUNCTION public.record_run_insert() RETURNS trigger
+    LANGUAGE plpgsql
+    SET "TimeZone" TO 'UTC'
+    AS $$
+declare
+    run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+begin
+    if run is not null then
+        insert into run_changes (run_id, table_name, row_id, operation, after)
+        select run, tg_table_name, (image->>'id')::bigint, 'insert', image
+        from new_rows new_row, lateral to_jsonb(new_row) image;
+    end if;
+    return null;
+end $$;
+
+CREATE FUNCTION public.record_run_update() RETURNS trigger
+    LANGUAGE plpgsql
+    SET "TimeZone" TO 'UTC'
+    AS $_$
+declare
+    run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+    key text;
+begin
+    if run is null then
+        return null;
+    end if;
+    select string_agg(quote_ident(a.attname), ', ') into key
+    from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+    where i.indrelid = tg_relid and i.indisprimary;
+    execute format($sql$
+        insert into run_changes (run_id, table_name, row_id, operation, before, after)
+        select $1, $2, (after_image->>'id')::bigint, run_change_operation(before_image, after_image),
+               before_image, after_image
+        from old_rows old_row join new_rows new_row using (%s),
+             lateral to_jsonb(old_row) before_image, lateral to_jsonb(new_row) after_image
+        $sql$, key) using run, tg_table_name;
+    return null;
+end $_$;
+
+CREATE FUNCTION public.ride_direction_covers(offered text, wanted text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select offered = 'both' or offered = wanted
+$$;
+
+CREATE FUNCTION public.ride_set_ended_at() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    new.ended_at := case when new.status = 'cancelled' then coalesce(new.ended_at, now()) end;
+    return new;
+end $$;
+
+CREATE FUNCTION public.run_change_operation(before jsonb, after jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select case
+        when before->'archived_at' = 'null' and after->'archived_at' <> 'null' then 'archive'
+        when before->'ended_at' = 'null' and after->'ended_at' <> 'null' then 'end'
+        when before->'archived_at' <> 'null' and after->'archived_at' = 'null'
+            or before->'ended_at' <> 'null' and after->'ended_at' = 'null' then 'restore'
+        else 'update'
+    end
+$$;
+
+CREATE FUNCTION public.skip_notification_of_inactive_membership() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    if exists (select 1 from memberships m join community_groups g on g.id = m.group_id
+               where m.id = new.membership_id
+               and (g.archived_at is not null or (m.status = 'left' and new.kind <> 'left'))) then
+        return null;
+    end if;
+    return new;
+end $$;
+
+CREATE FUNCTION public.term_breaks_are_valid(breaks jsonb, term_starts_on date, term_ends_on date) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+    select jsonb_typeof(breaks) = 'array' and not exists (
+        select 1 from jsonb_array_elements(breaks) b
+        where case when jsonb_typeof(b) = 'object' and coalesce(b->>'name', '') <> ''
+                        and b->>'starts_on' ~ '^\d{4}-\d{2}-\d{2}$' and b->>'ends_on' ~ '^\d{4}-\d{2}-\d{2}$'
+                   then (b->>'starts_on')::date > (b->>'ends_on')::date
+                        or (b->>'starts_on')::date < term_starts_on or (b->>'ends_on')::date > term_ends_on
+                   else true end)
+$_$;
+
+CREATE FUNCTION public.touch_updated_at() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    if current_setting('crubatch.undoing', true) is distinct from 'on' then
+        new.updated_at := now();
+    end if;
+    return new;
+end $$;
+
+CREATE TABLE public.campuses (
+    id bigint NOT NULL,
+    code text NOT NULL,
+    name text NOT NULL,
+    city text,
+    state text,
+    country text DEFAULT 'US'::text NOT NULL,
+    timezone text DEFAULT 'America/Los_Angeles'::text NOT NULL,
+    url text,
+    calendar_url text,
+    map_url text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    archived_at timestamp with time zone,
+    CONSTRAINT campuses_code_check CHECK (((code <> ''::text) AND (code = lower(code)))),
+    CONSTRAINT campuses_code_rule CHECK (public.is_valid_code(code)),
+    CONSTRAINT campuses_name_check CHECK ((name <> ''::text))
+);
+
+ALTER TABLE public.campuses ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.campuses_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.community_groups (
+    id bigint NOT NULL,
+    code text NOT NULL,
+    ministry_id bigint NOT NULL,
+    name text NOT NULL,
+    meeting_day text,
+    meeting_time time without time zone,
+    location text,
+    audience text,
+    sex text,
+    capacity integer,
+    description text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    archived_at timestamp with time zone,
+    first_meeting date,
+    last_meeting date,
+    CONSTRAINT community_groups_audience_check CHECK ((audience = ANY (ARRAY['freshmen'::text, 'sophomores'::text, 'juniors'::text, 'seniors'::text, 'graduates'::text, 'faculty'::text, 'mixed'::text]))),
+    CONSTRAINT community_groups_capacity_check CHECK ((capacity > 0)),
+    CONSTRAINT community_groups_code_check CHECK (((code <> ''::text) AND (code = lower(code)))),
+    CONSTRAINT community_groups_code_rule CHECK (public.is_valid_code(code)),
+    CONSTRAINT community_groups_meeting_dates CHECK ((last_meeting >= first_meeting)),
+    CONSTRAINT community_groups_meeting_day_check CHECK ((meeting_day = ANY (ARRAY['Monday'::text, 'Tuesday'::text, 'Wednesday'::text, 'Thursday'::text, 'Friday'::text, 'Saturday'::text, 'Sunday'::text]))),
+    CONSTRAINT community_groups_name_check CHECK ((name <> ''::text)),
+    CONSTRAINT community_groups_sex_check CHECK ((sex = ANY (ARRAY['men'::text, 'women'::text, 'mixed'::text])))
+);
+
+ALTER TABLE public.community_groups ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.community_groups_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.event_ministries (
+    event_id bigint NOT NULL,
+    ministry_id bigint NOT NULL,
+    "position" smallint DEFAULT 0 NOT NULL
+);
+
+CREATE TABLE public.events (
+    id bigint NOT NULL,
+    code text NOT NULL,
+    name text NOT NULL,
+    starts_at timestamp with time zone NOT NULL,
+    ends_at timestamp with time zone,
+    timezone text DEFAULT 'America/Los_Angeles'::text NOT NULL,
+    location text,
+    rideshare text DEFAULT 'no'::text NOT NULL,
+    url text,
+    description text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    archived_at timestamp with time zone,
+    all_day boolean DEFAULT false NOT NULL,
+    recurrence text,
+    exceptions timestamp with time zone[],
+    uid text,
+    CONSTRAINT events_check CHECK ((ends_at >= starts_at)),
+    CONSTRAINT events_code_check CHECK (((code <> ''::text) AND (code = lower(code)))),
+    CONSTRAINT events_code_rule CHECK (public.is_valid_code(code)),
+    CONSTRAINT events_name_check CHECK ((name <> ''::text)),
+    CONSTRAINT events_recurrence_check CHECK ((recurrence <> ''::text)),
+    CONSTRAINT events_rideshare CHECK ((rideshare = ANY (ARRAY['no'::text, 'to'::text, 'from'::text, 'both'::text]))),
+    CONSTRAINT events_uid_check CHECK ((uid <> ''::text))
+);
+
+ALTER TABLE public.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.group_leaders (
+    group_id bigint NOT NULL,
+    person_id bigint NOT NULL,
+    "position" smallint DEFAULT 0 NOT NULL
+);
+
+CREATE TABLE public.import_runs (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    file_name text NOT NULL,
+    sha256 text,
+    status text DEFAULT 'running'::text NOT NULL,
+    dry_run boolean DEFAULT false NOT NULL,
+    os_user text,
+    rows_read integer DEFAULT 0 NOT NULL,
+    rows_inserted integer DEFAULT 0 NOT NULL,
+    rows_updated integer DEFAULT 0 NOT NULL,
+    rows_unchanged integer DEFAULT 0 NOT NULL,
+    rows_rejected integer DEFAULT 0 NOT NULL,
+    error text,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    rows_restored integer DEFAULT 0 NOT NULL,
+    rows_archived integer DEFAULT 0 NOT NULL,
+    undone_at timestamp with time zone,
+    CONSTRAINT import_runs_status_check CHECK ((status = ANY (ARRAY['running'::text, 'succeeded'::text, 'rejected'::text, 'failed'::text, 'undone'::text])))
+);
+
+ALTER TABLE public.import_runs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.import_runs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.memberships (
+    id bigint NOT NULL,
+    group_id bigint NOT NULL,
+    person_id bigint NOT NULL,
+    status text DEFAULT 'active'::text NOT NULL,
+    joined_at timestamp with time zone DEFAULT now() NOT NULL,
+    source text DEFAULT 'app'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    ended_at timestamp with time zone,
+    CONSTRAINT memberships_ended_when_left CHECK (((status = 'left'::text) = (ended_at IS NOT NULL))),
+    CONSTRAINT memberships_source_check CHECK ((source <> ''::text)),
+    CONSTRAINT memberships_status_check CHECK ((status = ANY (ARRAY['active'::text, 'pending'::text, 'left'::text])))
+);
+
+ALTER TABLE public.memberships ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.memberships_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.ministries (
+    id bigint NOT NULL,
+    code text NOT NULL,
+    name text NOT NULL,
+    campus_id bigint NOT NULL,
+    description text,
+    url text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    archived_at timestamp with time zone,
+    CONSTRAINT ministries_code_check CHECK (((code <> ''::text) AND (code = lower(code)))),
+    CONSTRAINT ministries_code_rule CHECK (public.is_valid_code(code)),
+    CONSTRAINT ministries_name_check CHECK ((name <> ''::text))
+);
+
+ALTER TABLE public.ministries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.ministries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.ministry_teams (
+    id bigint NOT NULL,
+    code text NOT NULL,
+    ministry_id bigint NOT NULL,
+    name text NOT NULL,
+    description text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    archived_at timestamp with time zone,
+    CONSTRAINT ministry_teams_code_check CHECK (((code <> ''::text) AND (code = lower(code)))),
+    CONSTRAINT ministry_teams_code_rule CHECK (public.is_valid_code(code)),
+    CONSTRAINT ministry_teams_name_check CHECK ((name <> ''::text))
+);
+
+ALTER TABLE public.ministry_teams ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.ministry_teams_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.nightly_runs (
+    id bigint NOT NULL,
+    out_dir text NOT NULL,
+    folder text NOT NULL,
+    finished_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT nightly_runs_out_dir_check CHECK ((out_dir ~~ '/%'::text))
+);
+
+ALTER TABLE public.nightly_runs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.nightly_runs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.notification_kinds (
+    kind text NOT NULL,
+    description text NOT NULL,
+    CONSTRAINT notification_kinds_description_check CHECK ((description <> ''::text)),
+    CONSTRAINT notification_kinds_kind_check CHECK ((kind ~ '^[a-z]+(-[a-z]+)*$'::text))
+);
+
+CREATE TABLE public.notifications (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    membership_id bigint,
+    recipient_id bigint NOT NULL,
+    dedupe_key text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_error text,
+    sent_at timestamp with time zone,
+    message_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    ride_pairing_id bigint,
+    CONSTRAINT notifications_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'failed'::text, 'dead'::text, 'skipped'::text, 'cancelled'::text, 'suppressed'::text])))
+);
+
+ALTER TABLE public.notifications ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.notifications_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.people (
+    id bigint NOT NULL,
+    email text NOT NULL,
+    first_name text NOT NULL,
+    last_name text NOT NULL,
+    phone text,
+    sex text,
+    school_year smallint,
+    grad_year smallint,
+    campus_id bigint,
+    is_leader boolean DEFAULT false NOT NULL,
+    is_staff boolean DEFAULT false NOT NULL,
+    staff_role text,
+    notifications_opt_out boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    forgotten_at timestamp with time zone,
+    is_member boolean DEFAULT true NOT NULL,
+    CONSTRAINT people_check CHECK (((NOT is_leader) OR (phone IS NOT NULL))),
+    CONSTRAINT people_email_check CHECK (((email <> ''::text) AND (email = lower(email)))),
+    CONSTRAINT people_first_name_check CHECK ((first_name <> ''::text)),
+    CONSTRAINT people_grad_year_check CHECK (((grad_year >= 1950) AND (grad_year <= 2100))),
+    CONSTRAINT people_last_name_check CHECK ((last_name <> ''::text)),
+    CONSTRAINT people_leaders_are_members CHECK ((is_member OR (NOT is_leader))),
+    CONSTRAINT people_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}(;ext=[0-9]+)?$'::text)),
+    CONSTRAINT people_school_year_check CHECK (((school_year >= 1) AND (school_year <= 5))),
+    CONSTRAINT people_sex_check CHECK ((sex = ANY (ARRAY['male'::text, 'female'::text, 'unknown'::text, 'not-applicable'::text]))),
+    CONSTRAINT people_staff_role_check CHECK ((staff_role = ANY (ARRAY['staff'::text, 'intern'::text, 'student'::text])))
+);
+
+ALTER TABLE public.people ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.people_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.person_ministries (
+    person_id bigint NOT NULL,
+    ministry_id bigint NOT NULL,
+    "position" smallint DEFAULT 0 NOT NULL
+);
+
+CREATE TABLE public.resource_topics (
+    resource_id bigint NOT NULL,
+    topic text NOT NULL,
+    "position" smallint DEFAULT 0 NOT NULL,
+    CONSTRAINT resource_topics_topic_check CHECK ((topic <> ''::text))
+);
+
+CREATE TABLE public.resources (
+    id bigint NOT NULL,
+    url text NOT NULL,
+    title text NOT NULL,
+    type text,
+    author text,
+    published_on date,
+    leaders_only boolean DEFAULT false NOT NULL,
+    description text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    archived_at timestamp with time zone,
+    CONSTRAINT resources_title_check CHECK ((title <> ''::text)),
+    CONSTRAINT resources_type_check CHECK ((type = ANY (ARRAY['article'::text, 'video'::text, 'audio'::text, 'guide'::text]))),
+    CONSTRAINT resources_url_check CHECK ((url <> ''::text))
+);
+
+ALTER TABLE public.resources ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.resources_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.ride_offers (
+    id bigint NOT NULL,
+    event_id bigint NOT NULL,
+    driver_id bigint NOT NULL,
+    direction text NOT NULL,
+    seats smallint NOT NULL,
+    departs_to timestamp with time zone,
+    departs_from timestamp with time zone,
+    pickup_location text NOT NULL,
+    latitude numeric(8,6),
+    longitude numeric(9,6),
+    postal_code text,
+    status text DEFAULT 'open'::text NOT NULL,
+    ended_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ride_offers_check CHECK (((latitude IS NULL) = (longitude IS NULL))),
+    CONSTRAINT ride_offers_check1 CHECK (((direction = 'from'::text) OR (departs_to IS NOT NULL))),
+    CONSTRAINT ride_offers_check2 CHECK (((direction = 'to'::text) OR (departs_from IS NOT NULL))),
+    CONSTRAINT ride_offers_check3 CHECK (((status = 'cancelled'::text) = (ended_at IS NOT NULL))),
+    CONSTRAINT ride_offers_direction_check CHECK ((direction = ANY (ARRAY['to'::text, 'from'::text, 'both'::text]))),
+    CONSTRAINT ride_offers_latitude_check CHECK (((latitude >= ('-90'::integer)::numeric) AND (latitude <= (90)::numeric))),
+    CONSTRAINT ride_offers_longitude_check CHECK (((longitude >= ('-180'::integer)::numeric) AND (longitude <= (180)::numeric))),
+    CONSTRAINT ride_offers_pickup_location_check CHECK ((pickup_location <> ''::text)),
+    CONSTRAINT ride_offers_postal_code_check CHECK ((postal_code <> ''::text)),
+    CONSTRAINT ride_offers_seats_check CHECK (((seats >= 1) AND (seats <= 8))),
+    CONSTRAINT ride_offers_status_check CHECK ((status = ANY (ARRAY['open'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE public.ride_offers ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.ride_offers_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.ride_pairings (
+    id bigint NOT NULL,
+    offer_id bigint NOT NULL,
+    request_id bigint NOT NULL,
+    leg text NOT NULL,
+    ended_at timestamp with time zone,
+    end_reason text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ride_pairings_check CHECK (((ended_at IS NULL) = (end_reason IS NULL))),
+    CONSTRAINT ride_pairings_end_reason_check CHECK ((end_reason <> ''::text)),
+    CONSTRAINT ride_pairings_leg_check CHECK ((leg = ANY (ARRAY['to'::text, 'from'::text])))
+);
+
+ALTER TABLE public.ride_pairings ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.ride_pairings_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.ride_requests (
+    id bigint NOT NULL,
+    event_id bigint NOT NULL,
+    passenger_id bigint NOT NULL,
+    direction text NOT NULL,
+    pickup_location text NOT NULL,
+    latitude numeric(8,6),
+    longitude numeric(9,6),
+    postal_code text,
+    earliest_departure timestamp with time zone,
+    latest_departure timestamp with time zone,
+    status text DEFAULT 'pending'::text NOT NULL,
+    ended_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ride_requests_check CHECK ((latest_departure >= earliest_departure)),
+    CONSTRAINT ride_requests_check1 CHECK (((latitude IS NULL) = (longitude IS NULL))),
+    CONSTRAINT ride_requests_check2 CHECK (((status = 'cancelled'::text) = (ended_at IS NOT NULL))),
+    CONSTRAINT ride_requests_direction_check CHECK ((direction = ANY (ARRAY['to'::text, 'from'::text, 'both'::text]))),
+    CONSTRAINT ride_requests_latitude_check CHECK (((latitude >= ('-90'::integer)::numeric) AND (latitude <= (90)::numeric))),
+    CONSTRAINT ride_requests_longitude_check CHECK (((longitude >= ('-180'::integer)::numeric) AND (longitude <= (180)::numeric))),
+    CONSTRAINT ride_requests_pickup_location_check CHECK ((pickup_location <> ''::text)),
+    CONSTRAINT ride_requests_postal_code_check CHECK ((postal_code <> ''::text)),
+    CONSTRAINT ride_requests_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE public.ride_requests ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.ride_requests_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.run_changes (
+    id bigint NOT NULL,
+    run_id bigint NOT NULL,
+    table_name text NOT NULL,
+    row_id bigint,
+    operation text NOT NULL,
+    before jsonb,
+    after jsonb,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT run_changes_operation_check CHECK ((operation = ANY (ARRAY['insert'::text, 'update'::text, 'delete'::text, 'archive'::text, 'end'::text, 'restore'::text, 'forget'::text])))
+);
+
+ALTER TABLE public.run_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.run_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.schema_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.summer_missions (
+    id bigint NOT NULL,
+    code text NOT NULL,
+    name text NOT NULL,
+    starts_on date NOT NULL,
+    ends_on date NOT NULL,
+    location text NOT NULL,
+    cost numeric(10,2),
+    leaders text,
+    url text,
+    description text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    archived_at timestamp with time zone,
+    CONSTRAINT summer_missions_check CHECK ((ends_on >= starts_on)),
+    CONSTRAINT summer_missions_code_check CHECK (((code <> ''::text) AND (code = lower(code)))),
+    CONSTRAINT summer_missions_code_rule CHECK (public.is_valid_code(code)),
+    CONSTRAINT summer_missions_cost_check CHECK ((cost >= (0)::numeric)),
+    CONSTRAINT summer_missions_location_check CHECK ((location <> ''::text)),
+    CONSTRAINT summer_missions_name_check CHECK ((name <> ''::text))
+);
+
+ALTER TABLE public.summer_missions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.summer_missions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.team_leaders (
+    team_id bigint NOT NULL,
+    person_id bigint NOT NULL,
+    "position" smallint DEFAULT 0 NOT NULL
+);
+
+CREATE TABLE public.terms (
+    id bigint NOT NULL,
+    campus_id bigint NOT NULL,
+    code text NOT NULL,
+    name text NOT NULL,
+    starts_on date NOT NULL,
+    ends_on date NOT NULL,
+    breaks jsonb DEFAULT '[]'::jsonb NOT NULL,
+    archived_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT terms_check CHECK ((ends_on > starts_on)),
+    CONSTRAINT terms_check1 CHECK (public.term_breaks_are_valid(breaks, starts_on, ends_on)),
+    CONSTRAINT terms_code_check CHECK (public.is_valid_code(code)),
+    CONSTRAINT terms_name_check CHECK ((name <> ''::text))
+);
+
+ALTER TABLE public.terms ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.terms_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY public.campuses
+    ADD CONSTRAINT campuses_code_key UNIQUE (code);
+
+ALTER TABLE ONLY public.campuses
+    ADD CONSTRAINT campuses_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.community_groups
+    ADD CONSTRAINT community_groups_code_key UNIQUE (code);
+
+ALTER TABLE ONLY public.community_groups
+    ADD CONSTRAINT community_groups_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.event_ministries
+    ADD CONSTRAINT event_ministries_pkey PRIMARY KEY (event_id, ministry_id);
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_code_key UNIQUE (code);
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.group_leaders
+    ADD CONSTRAINT group_leaders_pkey PRIMARY KEY (group_id, person_id);
+
+ALTER TABLE ONLY public.import_runs
+    ADD CONSTRAINT import_runs_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.memberships
+    ADD CONSTRAINT memberships_group_id_person_id_key UNIQUE (group_id, person_id);
+
+ALTER TABLE ONLY public.memberships
+    ADD CONSTRAINT memberships_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ministries
+    ADD CONSTRAINT ministries_code_key UNIQUE (code);
+
+ALTER TABLE ONLY public.ministries
+    ADD CONSTRAINT ministries_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ministry_teams
+    ADD CONSTRAINT ministry_teams_code_key UNIQUE (code);
+
+ALTER TABLE ONLY public.ministry_teams
+    ADD CONSTRAINT ministry_teams_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.nightly_runs
+    ADD CONSTRAINT nightly_runs_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.notification_kinds
+    ADD CONSTRAINT notification_kinds_pkey PRIMARY KEY (kind);
+
+ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_dedupe_key_key UNIQUE (dedupe_key);
+
+ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.people
+    ADD CONSTRAINT people_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.person_ministries
+    ADD CONSTRAINT person_ministries_pkey PRIMARY KEY (person_id, ministry_id);
+
+ALTER TABLE ONLY public.resource_topics
+    ADD CONSTRAINT resource_topics_pkey PRIMARY KEY (resource_id, topic);
+
+ALTER TABLE ONLY public.resources
+    ADD CONSTRAINT resources_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.resources
+    ADD CONSTRAINT resources_url_key UNIQUE (url);
+
+ALTER TABLE ONLY public.ride_offers
+    ADD CONSTRAINT ride_offers_event_id_driver_id_key UNIQUE (event_id, driver_id);
+
+ALTER TABLE ONLY public.ride_offers
+    ADD CONSTRAINT ride_offers_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ride_pairings
+    ADD CONSTRAINT ride_pairings_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ride_requests
+    ADD CONSTRAINT ride_requests_event_id_passenger_id_key UNIQUE (event_id, passenger_id);
+
+ALTER TABLE ONLY public.ride_requests
+    ADD CONSTRAINT ride_requests_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.run_changes
+    ADD CONSTRAINT run_changes_pkey PRIMARY KEY (run_id, id);
+
+ALTER TABLE ONLY public.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+ALTER TABLE ONLY public.summer_missions
+    ADD CONSTRAINT summer_missions_code_key UNIQUE (code);
+
+ALTER TABLE ONLY public.summer_missions
+    ADD CONSTRAINT summer_missions_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.team_leaders
+    ADD CONSTRAINT team_leaders_pkey PRIMARY KEY (team_id, person_id);
+
+ALTER TABLE ONLY public.terms
+    ADD CONSTRAINT terms_campus_id_code_key UNIQUE (campus_id, code);
+
+ALTER TABLE ONLY public.terms
+    ADD CONSTRAINT terms_pkey PRIMARY KEY (id);
+
+CREATE INDEX community_groups_ministry_id ON public.community_groups USING btree (ministry_id);
+
+CREATE UNIQUE INDEX events_uid ON public.events USING btree (uid);
+
+CREATE INDEX group_leaders_person_id ON public.group_leaders USING btree (person_id);
+
+CREATE INDEX memberships_person_id ON public.memberships USING btree (person_id);
+
+CREATE INDEX ministries_campus_id ON public.ministries USING btree (campus_id);
+
+CREATE INDEX ministry_teams_ministry_id ON public.ministry_teams USING btree (ministry_id);
+
+CREATE INDEX notifications_due ON public.notifications USING btree (next_attempt_at) WHERE (status = ANY (ARRAY['pending'::text, 'failed'::text]));
+
+CREATE INDEX notifications_membership_id ON public.notifications USING btree (membership_id);
+
+CREATE INDEX notifications_pending_id ON public.notifications USING btree (id) WHERE (status = 'pending'::text);
+
+CREATE INDEX notifications_pending_recipient ON public.notifications USING btree (recipient_id) WHERE (status = 'pending'::text);
+
+CREATE INDEX notifications_ride_pairing_id ON public.notifications USING btree (ride_pairing_id);
+
+CREATE INDEX people_campus_id ON public.people USING btree (campus_id);
+
+CREATE UNIQUE INDEX people_email ON public.people USING btree (lower(email));
+
+CREATE INDEX person_ministries_ministry_id ON public.person_ministries USING btree (ministry_id);
+
+CREATE INDEX ride_offers_driver_id ON public.ride_offers USING btree (driver_id);
+
+CREATE UNIQUE INDEX ride_pairings_active_leg ON public.ride_pairings USING btree (request_id, leg) WHERE (ended_at IS NULL);
+
+CREATE INDEX ride_pairings_active_offer ON public.ride_pairings USING btree (offer_id, leg) WHERE (ended_at IS NULL);
+
+CREATE INDEX ride_requests_passenger_id ON public.ride_requests USING btree (passenger_id);
+
+CREATE TRIGGER campuses_record_run_delete AFTER DELETE ON public.campuses REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER campuses_record_run_insert AFTER INSERT ON public.campuses REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER campuses_record_run_update AFTER UPDATE ON public.campuses REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER campuses_touch_updated_at BEFORE UPDATE ON public.campuses FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER community_groups_record_run_delete AFTER DELETE ON public.community_groups REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER community_groups_record_run_insert AFTER INSERT ON public.community_groups REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER community_groups_record_run_update AFTER UPDATE ON public.community_groups REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER community_groups_touch_updated_at BEFORE UPDATE ON public.community_groups FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER event_ministries_record_run_delete AFTER DELETE ON public.event_ministries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER event_ministries_record_run_insert AFTER INSERT ON public.event_ministries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER event_ministries_record_run_update AFTER UPDATE ON public.event_ministries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER events_record_run_delete AFTER DELETE ON public.events REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER events_record_run_insert AFTER INSERT ON public.events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER events_record_run_update AFTER UPDATE ON public.events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER events_touch_updated_at BEFORE UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER group_leaders_record_run_delete AFTER DELETE ON public.group_leaders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER group_leaders_record_run_insert AFTER INSERT ON public.group_leaders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER group_leaders_record_run_update AFTER UPDATE ON public.group_leaders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER import_runs_touch_updated_at BEFORE UPDATE ON public.import_runs FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER memberships_cancel_notifications BEFORE DELETE ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.cancel_member_joined();
+
+CREATE TRIGGER memberships_enforce_capacity BEFORE INSERT OR UPDATE OF group_id, status ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.enforce_group_capacity();
+
+CREATE TRIGGER memberships_notify_status AFTER UPDATE OF status ON public.memberships FOR EACH ROW WHEN (((new.status = 'left'::text) <> (old.status = 'left'::text))) EXECUTE FUNCTION public.notify_membership_status();
+
+CREATE TRIGGER memberships_queue_notifications AFTER INSERT ON public.memberships REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.queue_join_notifications();
+
+CREATE TRIGGER memberships_record_run_delete AFTER DELETE ON public.memberships REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER memberships_record_run_insert AFTER INSERT ON public.memberships REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER memberships_record_run_update AFTER UPDATE ON public.memberships REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER memberships_set_ended_at BEFORE INSERT OR UPDATE OF status, ended_at ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.membership_set_ended_at();
+
+CREATE TRIGGER memberships_touch_updated_at BEFORE UPDATE ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER ministries_record_run_delete AFTER DELETE ON public.ministries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER ministries_record_run_insert AFTER INSERT ON public.ministries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER ministries_record_run_update AFTER UPDATE ON public.ministries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER ministries_touch_updated_at BEFORE UPDATE ON public.ministries FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER ministry_teams_record_run_delete AFTER DELETE ON public.ministry_teams REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER ministry_teams_record_run_insert AFTER INSERT ON public.ministry_teams REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER ministry_teams_record_run_update AFTER UPDATE ON public.ministry_teams REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER ministry_teams_touch_updated_at BEFORE UPDATE ON public.ministry_teams FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER notifications_skip_inactive_membership BEFORE INSERT ON public.notifications FOR EACH ROW WHEN ((new.membership_id IS NOT NULL)) EXECUTE FUNCTION public.skip_notification_of_inactive_membership();
+
+CREATE TRIGGER notifications_touch_updated_at BEFORE UPDATE ON public.notifications FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER people_record_run_delete AFTER DELETE ON public.people REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER people_record_run_insert AFTER INSERT ON public.people REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER people_record_run_update AFTER UPDATE ON public.people REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER people_touch_updated_at BEFORE UPDATE ON public.people FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER person_ministries_record_run_delete AFTER DELETE ON public.person_ministries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER person_ministries_record_run_insert AFTER INSERT ON public.person_ministries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER person_ministries_record_run_update AFTER UPDATE ON public.person_ministries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER resource_topics_record_run_delete AFTER DELETE ON public.resource_topics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER resource_topics_record_run_insert AFTER INSERT ON public.resource_topics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER resource_topics_record_run_update AFTER UPDATE ON public.resource_topics REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER resources_record_run_delete AFTER DELETE ON public.resources REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER resources_record_run_insert AFTER INSERT ON public.resources REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER resources_record_run_update AFTER UPDATE ON public.resources REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER resources_touch_updated_at BEFORE UPDATE ON public.resources FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER ride_offers_end_pairings AFTER UPDATE OF status, direction, seats ON public.ride_offers FOR EACH ROW WHEN ((((new.status = 'cancelled'::text) AND (old.status <> 'cancelled'::text)) OR (new.direction <> old.direction) OR (new.seats < old.seats))) EXECUTE FUNCTION public.end_ride_pairings_of_offer();
+
+CREATE TRIGGER ride_offers_record_run_delete AFTER DELETE ON public.ride_offers REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER ride_offers_record_run_insert AFTER INSERT ON public.ride_offers REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER ride_offers_record_run_update AFTER UPDATE ON public.ride_offers REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER ride_offers_set_ended_at BEFORE INSERT OR UPDATE OF status, ended_at ON public.ride_offers FOR EACH ROW EXECUTE FUNCTION public.ride_set_ended_at();
+
+CREATE TRIGGER ride_offers_touch_updated_at BEFORE UPDATE ON public.ride_offers FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER ride_pairings_cancel_notifications BEFORE DELETE ON public.ride_pairings FOR EACH ROW EXECUTE FUNCTION public.cancel_notifications_of_deleted_pairing();
+
+CREATE TRIGGER ride_pairings_check BEFORE INSERT OR UPDATE ON public.ride_pairings FOR EACH ROW EXECUTE FUNCTION public.check_ride_pairing();
+
+CREATE TRIGGER ride_pairings_queue_messages_on_insert AFTER INSERT ON public.ride_pairings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.queue_ride_messages();
+
+CREATE TRIGGER ride_pairings_queue_messages_on_update AFTER UPDATE ON public.ride_pairings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.queue_ride_messages();
+
+CREATE TRIGGER ride_pairings_record_run_delete AFTER DELETE ON public.ride_pairings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER ride_pairings_record_run_insert AFTER INSERT ON public.ride_pairings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER ride_pairings_record_run_update AFTER UPDATE ON public.ride_pairings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER ride_pairings_touch_updated_at BEFORE UPDATE ON public.ride_pairings FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER ride_requests_end_pairings AFTER UPDATE OF status, direction ON public.ride_requests FOR EACH ROW WHEN ((((new.status = 'cancelled'::text) AND (old.status <> 'cancelled'::text)) OR (new.direction <> old.direction))) EXECUTE FUNCTION public.end_ride_pairings_of_request();
+
+CREATE TRIGGER ride_requests_record_run_delete AFTER DELETE ON public.ride_requests REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER ride_requests_record_run_insert AFTER INSERT ON public.ride_requests REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER ride_requests_record_run_update AFTER UPDATE ON public.ride_requests REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER ride_requests_set_ended_at BEFORE INSERT OR UPDATE OF status, ended_at ON public.ride_requests FOR EACH ROW EXECUTE FUNCTION public.ride_set_ended_at();
+
+CREATE TRIGGER ride_requests_touch_updated_at BEFORE UPDATE ON public.ride_requests FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER summer_missions_record_run_delete AFTER DELETE ON public.summer_missions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER summer_missions_record_run_insert AFTER INSERT ON public.summer_missions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER summer_missions_record_run_update AFTER UPDATE ON public.summer_missions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER summer_missions_touch_updated_at BEFORE UPDATE ON public.summer_missions FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER team_leaders_record_run_delete AFTER DELETE ON public.team_leaders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER team_leaders_record_run_insert AFTER INSERT ON public.team_leaders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER team_leaders_record_run_update AFTER UPDATE ON public.team_leaders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER terms_record_run_delete AFTER DELETE ON public.terms REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER terms_record_run_insert AFTER INSERT ON public.terms REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER terms_record_run_update AFTER UPDATE ON public.terms REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER terms_touch_updated_at BEFORE UPDATE ON public.terms FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+ALTER TABLE ONLY public.community_groups
+    ADD CONSTRAINT community_groups_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE RESTRICT;
+
+ALTER TABLE ONLY public.event_ministries
+    ADD CONSTRAINT event_ministries_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.event_ministries
+    ADD CONSTRAINT event_ministries_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.group_leaders
+    ADD CONSTRAINT group_leaders_group_id_fkey FOREIGN KEY (group_id) REFERENCES public.community_groups(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.group_leaders
+    ADD CONSTRAINT group_leaders_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE RESTRICT;
+
+ALTER TABLE ONLY public.memberships
+    ADD CONSTRAINT memberships_group_id_fkey FOREIGN KEY (group_id) REFERENCES public.community_groups(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.memberships
+    ADD CONSTRAINT memberships_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.ministries
+    ADD CONSTRAINT ministries_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE RESTRICT;
+
+ALTER TABLE ONLY public.ministry_teams
+    ADD CONSTRAINT ministry_teams_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE RESTRICT;
+
+ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_kind_fkey FOREIGN KEY (kind) REFERENCES public.notification_kinds(kind);
+
+ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_membership_id_fkey FOREIGN KEY (membership_id) REFERENCES public.memberships(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_recipient_id_fkey FOREIGN KEY (recipient_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_ride_pairing_id_fkey FOREIGN KEY (ride_pairing_id) REFERENCES public.ride_pairings(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.people
+    ADD CONSTRAINT people_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.person_ministries
+    ADD CONSTRAINT person_ministries_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.person_ministries
+    ADD CONSTRAINT person_ministries_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.resource_topics
+    ADD CONSTRAINT resource_topics_resource_id_fkey FOREIGN KEY (resource_id) REFERENCES public.resources(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.ride_offers
+    ADD CONSTRAINT ride_offers_driver_id_fkey FOREIGN KEY (driver_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.ride_offers
+    ADD CONSTRAINT ride_offers_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.ride_pairings
+    ADD CONSTRAINT ride_pairings_offer_id_fkey FOREIGN KEY (offer_id) REFERENCES public.ride_offers(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.ride_pairings
+    ADD CONSTRAINT ride_pairings_request_id_fkey FOREIGN KEY (request_id) REFERENCES public.ride_requests(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.ride_requests
+    ADD CONSTRAINT ride_requests_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.ride_requests
+    ADD CONSTRAINT ride_requests_passenger_id_fkey FOREIGN KEY (passenger_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.team_leaders
+    ADD CONSTRAINT team_leaders_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE RESTRICT;
+
+ALTER TABLE ONLY public.team_leaders
+    ADD CONSTRAINT team_leaders_team_id_fkey FOREIGN KEY (team_id) REFERENCES public.ministry_teams(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.terms
+    ADD CONSTRAINT terms_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE CASCADE;
