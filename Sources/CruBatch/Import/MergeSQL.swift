@@ -75,9 +75,10 @@ struct MergeSQL {
     /// merge is `insert(recording: false)` and `listSync(allNew: true)`: nothing to update, compare or record.
     var anyStored: String { "select exists (select 1 from \(resolved) join \(spec.table) t on \(spec.keyMatch))" }
 
-    /// Inserts rows whose key is new, in key order; selects how many. `recording`: the new rows go in
-    /// `merge_fresh` too (after `setup`, for `finishLists`).
-    func insert(recording: Bool) -> String {
+    /// Inserts rows whose key is new, in key order (`inLineOrder`: in the staged lines' order, as
+    /// `place` adds students in the order of the answers); selects how many. `recording`: the new rows
+    /// go in `merge_fresh` too (after `setup`, for `finishLists`).
+    func insert(recording: Bool, inLineOrder: Bool = false) -> String {
         let names = spec.keyColumns + spec.targetColumns.map(\.name)
         let values = spec.keyColumns.map { "n.\($0)" }
             + spec.targetColumns.map { column in column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)" }
@@ -85,7 +86,7 @@ struct MergeSQL {
         return """
             with inserted as (insert into \(spec.table) (\(names.joined(separator: ", ")))
             select \(values.joined(separator: ", ")) from \(resolved)
-            where not exists (select 1 from \(spec.table) t where \(spec.keyMatch)) order by \(keyOrder) returning id)\(record)
+            where not exists (select 1 from \(spec.table) t where \(spec.keyMatch)) order by \(inLineOrder ? "n.line" : keyOrder) returning id)\(record)
             select count(*) from inserted
             """
     }

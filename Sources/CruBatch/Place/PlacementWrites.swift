@@ -12,28 +12,40 @@ extension Placement {
         var sex: String?
         var schoolYear: String?
         var gradYear: String?
-        var campusID: String?
+        /// The campus's code.
+        var campus: String?
         var isMember: Bool
+
+        /// The staged cells, in the order of `studentRows`' columns.
+        func values(email: String) -> [String?] {
+            [email, firstName, lastName, phone, sex, schoolYear, gradYear, campus]
+        }
     }
 
-    /// Saves every student, in one statement. A later answer of the same student updates what an
-    /// earlier one wrote; a blank phone or graduation year keeps the stored one. Each answer counts as
-    /// inserted, updated or unchanged. Returns the person ids in the order of `students`.
+    /// The columns of students.csv that an answer sets, in the order of `PersonRow.values`; `place`
+    /// writes them as `import` does, and adds ministries itself (`addMinistries`: an answer removes none).
+    private static let studentRows = KindCatalog.students.restricted(
+        to: ["email", "first_name", "last_name", "phone", "sex", "school_year", "grad_year", "campus"])
+
+    /// Saves every student through the students kind's staging table and merge: a later answer of
+    /// the same student updates what an earlier one wrote; a blank phone or graduation year keeps the
+    /// stored one. Each answer counts as inserted, updated or unchanged. Returns the person ids in
+    /// the order of `students`.
     mutating func savePeople(_ students: [Student]) throws -> [String] {
         guard !students.isEmpty else { return [] }
-        var ids: [String: String] = [:]
+        let emails = Array(Set(students.map(\.email)))
         var stored: [String: PersonRow] = [:]
+        // Every student's stored row is locked until the run commits, an unchanged one too.
         for row in try connection.query("""
-            select lower(email), id, first_name, last_name, phone, sex, school_year, grad_year, campus_id, is_member
-            from people where lower(email) = any(\(Array(Set(students.map(\.email))))::text[])
+            select lower(email), first_name, last_name, phone, sex, school_year, grad_year, c.code, is_member
+            from people p left join campuses c on c.id = p.campus_id
+            where lower(email) = any(\(emails)::text[]) for no key update of p
             """).rows {
-            let email = try row.decode(String.self, 0)
-            ids[email] = try row.decode(String.self, 1)
-            stored[email] = PersonRow(
-                firstName: try row.decode(String?.self, 2), lastName: try row.decode(String?.self, 3),
-                phone: try row.decode(String?.self, 4), sex: try row.decode(String?.self, 5),
-                schoolYear: try row.decode(String?.self, 6), gradYear: try row.decode(String?.self, 7),
-                campusID: try row.decode(String?.self, 8), isMember: try row.decode(Bool.self, 9))
+            stored[try row.decode(String.self, 0)] = PersonRow(
+                firstName: try row.decode(String?.self, 1), lastName: try row.decode(String?.self, 2),
+                phone: try row.decode(String?.self, 3), sex: try row.decode(String?.self, 4),
+                schoolYear: try row.decode(String?.self, 5), gradYear: try row.decode(String?.self, 6),
+                campus: try row.decode(String?.self, 7), isMember: try row.decode(Bool.self, 8))
         }
         var saved = stored
         var order: [String] = [], ordered = Set<String>()
@@ -43,36 +55,16 @@ extension Placement {
                                   phone: answer.phone ?? before?.phone, sex: student.sex,
                                   schoolYear: answer.schoolYear.map(String.init),
                                   gradYear: answer.gradYear.map(String.init) ?? before?.gradYear,
-                                  campusID: student.campus.id, isMember: true)
+                                  campus: student.campus.code, isMember: true)
             let change: PersonChange = before == nil ? .inserted : before == after ? .unchanged : .updated
             people[change, default: 0] += 1
             if ordered.insert(student.email).inserted { order.append(student.email) }
             saved[student.email] = after
         }
-        // Every student's row is written (and so locked until the run commits), an unchanged one
-        // left as it is.
-        let rows = order.map { saved[$0]! }
-        // Arrays of binds hold no NULL: a blank is '' here and NULL in the row.
-        func texts(_ value: (PersonRow) -> String?) -> [String] { rows.map { value($0) ?? "" } }
+        try merge(order.map { saved[$0]!.values(email: $0) })
+        var ids: [String: String] = [:]
         for row in try connection.query("""
-            insert into people (email, first_name, last_name, phone, sex, school_year, grad_year, campus_id)
-            select v.email, nullif(v.first_name, ''), nullif(v.last_name, ''), nullif(v.phone, ''), nullif(v.sex, ''),
-                   nullif(v.school_year, '')::smallint, nullif(v.grad_year, '')::smallint,
-                   nullif(v.campus_id, '')::bigint
-            from unnest(\(order)::text[], \(texts(\.firstName))::text[], \(texts(\.lastName))::text[],
-                        \(texts(\.phone))::text[], \(texts(\.sex))::text[], \(texts(\.schoolYear))::text[],
-                        \(texts(\.gradYear))::text[], \(texts(\.campusID))::text[])
-                 with ordinality as v(email, first_name, last_name, phone, sex, school_year, grad_year, campus_id, n)
-            order by v.n
-            on conflict ((lower(email))) do update set
-                first_name = excluded.first_name, last_name = excluded.last_name, phone = excluded.phone,
-                sex = excluded.sex, school_year = excluded.school_year, grad_year = excluded.grad_year,
-                campus_id = excluded.campus_id, is_member = true
-            where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.grad_year,
-                   people.campus_id, people.is_member)
-                is distinct from (excluded.first_name, excluded.last_name, excluded.phone, excluded.sex,
-                                  excluded.school_year, excluded.grad_year, excluded.campus_id, true)
-            returning lower(email), id
+            select lower(email), id from people where lower(email) = any(\(emails)::text[])
             """).rows {
             ids[try row.decode(String.self, 0)] = try row.decode(String.self, 1)
         }
@@ -83,6 +75,20 @@ extension Placement {
             }
             return id
         }
+    }
+
+    /// Writes the students' rows as `import` merges students.csv with `--blank clear` (the rows hold
+    /// every value already, a kept phone included), new ones in the order of `rows`.
+    private func merge(_ rows: [[String?]]) throws {
+        let encoder = StagingEncoder(spec: Self.studentRows)
+        try connection.execute(encoder.createTableSQL)
+        defer { try? connection.execute("drop table if exists stage") }
+        var staged: [UInt8] = []
+        for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
+        try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
+        let merge = MergeSQL(spec: Self.studentRows, blank: .clear)
+        try connection.execute(merge.update)
+        try connection.execute(merge.insert(recording: false, inLineOrder: true))
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the

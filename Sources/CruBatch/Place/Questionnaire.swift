@@ -13,25 +13,36 @@ public enum PlaceField: String, CaseIterable, Sendable, Codable {
     case schoolYear = "school_year"
     case campus, ministries, availability
 
-    /// Header names recognised exactly (compared lower case, letters and digits only), including the
-    /// question titles of the Google Forms export in fixtures/get-involved.
+    /// Header names recognised exactly (compared lower case, letters and digits only): the names of
+    /// the students.csv column the question fills, then the questionnaire's own.
     var aliases: [String] {
+        let column = KindCatalog.students.columns.first { $0.name == rawValue && studentColumn }
+        return (column.map { [$0.name] + $0.aliases } ?? []) + questionTitles
+    }
+
+    /// The question fills the students.csv column of its name.
+    private var studentColumn: Bool {
+        switch self {
+        case .firstName, .lastName, .email, .phone, .sex, .schoolYear, .campus, .ministries: true
+        case .timestamp, .name, .availability: false
+        }
+    }
+
+    /// Names only a questionnaire gives its columns, including the question titles of the Google
+    /// Forms export in fixtures/get-involved.
+    private var questionTitles: [String] {
         switch self {
         case .timestamp: ["timestamp", "submitted", "submitted at", "submission time", "date"]
         case .name: ["name", "full name", "your name", "what is your name?", "what's your name?", "student"]
-        case .firstName: ["first name", "first", "given name", "firstname", "what is your first name?"]
-        case .lastName: ["last name", "last", "surname", "family name", "lastname", "what is your last name?"]
-        case .email: ["email", "e-mail", "email address", "e-mail address", "mail", "your email",
-                      "what is your email address?"]
-        case .phone: ["phone", "phone number", "mobile", "cell", "cell phone", "mobile phone", "telephone",
-                      "what is your phone number?"]
-        case .sex: ["sex", "gender", "what is your sex?", "are you male or female?"]
-        case .schoolYear: ["school year", "year", "class", "year in school", "what year are you in school?",
-                           "class standing", "grade"]
-        case .campus: ["campus", "school", "college", "university", "which campus do you attend?",
-                       "what school do you attend?"]
-        case .ministries: ["ministries", "ministry", "which ministries are you interested in?",
-                           "which ministry are you interested in?", "ministries of interest"]
+        case .firstName: ["what is your first name?"]
+        case .lastName: ["what is your last name?"]
+        case .email: ["your email", "what is your email address?"]
+        case .phone: ["what is your phone number?"]
+        case .sex: ["what is your sex?", "are you male or female?"]
+        case .schoolYear: ["what year are you in school?", "class standing", "grade"]
+        case .campus: ["college", "university", "which campus do you attend?", "what school do you attend?"]
+        case .ministries: ["ministry", "which ministries are you interested in?", "which ministry are you interested in?",
+                           "ministries of interest"]
         case .availability: ["availability", "available", "free time", "when are you free to meet each week?",
                              "when are you free?", "when are you available?"]
         }
