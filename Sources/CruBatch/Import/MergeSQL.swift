@@ -86,7 +86,8 @@ struct MergeSQL {
         return """
             with inserted as (insert into \(spec.table) (\(names.joined(separator: ", ")))
             select \(values.joined(separator: ", ")) from \(resolved)
-            where not exists (select 1 from \(spec.table) t where \(spec.keyMatch)) order by \(inLineOrder ? "n.line" : keyOrder) returning id)\(record)
+            where not exists (select 1 from \(spec.table) t where \(spec.keyMatch))
+            order by \(inLineOrder ? "n.line" : keyOrder) returning id)\(record)
             select count(*) from inserted
             """
     }

@@ -41,8 +41,8 @@ public enum PlaceField: String, CaseIterable, Sendable, Codable {
         case .sex: ["what is your sex?", "are you male or female?"]
         case .schoolYear: ["what year are you in school?", "class standing", "grade"]
         case .campus: ["college", "university", "which campus do you attend?", "what school do you attend?"]
-        case .ministries: ["ministry", "which ministries are you interested in?", "which ministry are you interested in?",
-                           "ministries of interest"]
+        case .ministries: ["ministry", "which ministries are you interested in?",
+                           "which ministry are you interested in?", "ministries of interest"]
         case .availability: ["availability", "available", "free time", "when are you free to meet each week?",
                              "when are you free?", "when are you available?"]
         }
