@@ -61,7 +61,7 @@ extension Placement {
             if ordered.insert(student.email).inserted { order.append(student.email) }
             saved[student.email] = after
         }
-        try merge(order.map { saved[$0]!.values(email: $0) })
+        try merge(order.map { saved[$0]!.values(email: $0) }, as: Self.studentRows)
         var ids: [String: String] = [:]
         for row in try connection.query("""
             select lower(email), id from people where lower(email) = any(\(emails)::text[])
@@ -77,18 +77,23 @@ extension Placement {
         }
     }
 
-    /// Writes the students' rows as `import` merges students.csv with `--blank clear` (the rows hold
-    /// every value already, a kept phone included), new ones in the order of `rows`.
-    private func merge(_ rows: [[String?]]) throws {
-        let encoder = StagingEncoder(spec: Self.studentRows)
+    /// Writes rows of `spec`'s columns as `import` merges a file with `--blank clear` (the rows hold
+    /// every value already, a kept phone included), new ones in the order of `rows`. Returns how many
+    /// rows it inserted, updated or restored.
+    @discardableResult
+    private func merge(_ rows: [[String?]], as spec: KindSpec) throws -> Int {
+        let encoder = StagingEncoder(spec: spec)
         try connection.execute(encoder.createTableSQL)
         defer { try? connection.execute("drop table if exists stage") }
         var staged: [UInt8] = []
         for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
         try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
-        let merge = MergeSQL(spec: Self.studentRows, blank: .clear)
-        try connection.execute(merge.update)
-        try connection.execute(merge.insert(recording: false, inLineOrder: true))
+        let merge = MergeSQL(spec: spec, blank: .clear)
+        guard let changed = try connection.query(PostgresQuery(unsafeSQL: merge.update)).rows.first else {
+            throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
+        }
+        let inserted = try connection.query(PostgresQuery(unsafeSQL: merge.insert(recording: false, inLineOrder: true)))
+        return try changed.decode(Int.self, 0) + changed.decode(Int.self, 1) + inserted.scalar(Int.self)
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the
@@ -126,29 +131,29 @@ extension Placement {
             """)
     }
 
-    /// The person joins the group, written with the joins around it by `writeJoins`; false when they
+    /// The student joins the group, written with the joins around it by `writeJoins`; false when they
     /// are a member already, which writes nothing.
-    mutating func join(_ group: PlaceGroup, person: String) throws -> Bool {
-        guard !memberships.isMember(person, of: group.id) else { return false }
-        pendingJoins.append((group.id, person))
-        memberships.join(person, group: group)
+    mutating func join(_ group: PlaceGroup, student: Student) throws -> Bool {
+        guard !memberships.isMember(student.personID, of: group.id) else { return false }
+        pendingJoins.append((group.code, student.email))
+        memberships.join(student.personID, group: group)
         return true
     }
 
-    /// Writes the joins decided so far, in file order, in one statement. A membership that ended is
-    /// made current again, as joining anew.
+    /// The columns of memberships.csv that a join sets, in the order `writeJoins` stages them: a
+    /// membership `place` makes, or makes current again, is active from now and comes from `place`.
+    private static let joinRows: KindSpec = {
+        var spec = KindCatalog.memberships.restricted(to: ["group", "email", "joined_at", "status"])
+        spec.derived = [TargetColumn(name: "source", resolve: "'place'", insertDefault: "'place'")]
+        return spec
+    }()
+
+    /// Writes the joins decided so far, in file order, as `import` merges memberships.csv. A
+    /// membership that ended is made current again, as joining anew (only joins of students who are
+    /// not members are pending, so no current membership is written).
     mutating func writeJoins() throws {
         guard !pendingJoins.isEmpty else { return }
-        membershipsInserted += try connection.query("""
-            insert into memberships (group_id, person_id, status, source)
-            select j.group_id, j.person_id, 'active', 'place'
-            from unnest(\(pendingJoins.map(\.group))::bigint[], \(pendingJoins.map(\.person))::bigint[])
-                 with ordinality as j(group_id, person_id, n)
-            order by j.n
-            on conflict (group_id, person_id) do update set status = 'active', joined_at = now(), source = 'place'
-            where \(unescaped: KindCatalog.membershipEnd.isRetired(over: "memberships"))
-            returning id
-            """).rows.count
+        membershipsInserted += try merge(pendingJoins.map { [$0.group, $0.email, nil, "active"] }, as: Self.joinRows)
         pendingJoins.removeAll()
     }
 }
