@@ -35,11 +35,10 @@ extension Placement {
         guard !students.isEmpty else { return [] }
         let emails = Array(Set(students.map(\.email)))
         var stored: [String: PersonRow] = [:]
-        // Every student's stored row is locked until the run commits, an unchanged one too.
         for row in try connection.query("""
             select lower(email), first_name, last_name, phone, sex, school_year, grad_year, c.code, is_member
             from people p left join campuses c on c.id = p.campus_id
-            where lower(email) = any(\(emails)::text[]) for no key update of p
+            where lower(email) = any(\(emails)::text[])
             """).rows {
             stored[try row.decode(String.self, 0)] = PersonRow(
                 firstName: try row.decode(String?.self, 1), lastName: try row.decode(String?.self, 2),
@@ -61,6 +60,8 @@ extension Placement {
             if ordered.insert(student.email).inserted { order.append(student.email) }
             saved[student.email] = after
         }
+        // Every student's row is written (and so locked until the run commits), an unchanged one
+        // left as it is.
         try merge(order.map { saved[$0]!.values(email: $0) }, as: Self.studentRows)
         var ids: [String: String] = [:]
         for row in try connection.query("""
@@ -77,9 +78,10 @@ extension Placement {
         }
     }
 
-    /// Writes rows of `spec`'s columns as `import` merges a file with `--blank clear` (the rows hold
-    /// every value already, a kept phone included), new ones in the order of `rows`. Returns how many
-    /// rows it inserted, updated or restored.
+    /// Writes rows of `spec`'s columns, staged as `import` stages a file, in one statement
+    /// (`MergeSQL.upsert`): new ones in the order of `rows`, a stored one updated when it differs and
+    /// locked until the run commits in any case. The rows hold every value (a kept phone included).
+    /// Returns how many rows it inserted or updated.
     @discardableResult
     private func merge(_ rows: [[String?]], as spec: KindSpec) throws -> Int {
         let encoder = StagingEncoder(spec: spec)
@@ -88,12 +90,7 @@ extension Placement {
         var staged: [UInt8] = []
         for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
         try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
-        let merge = MergeSQL(spec: spec, blank: .clear)
-        guard let changed = try connection.query(PostgresQuery(unsafeSQL: merge.update)).rows.first else {
-            throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
-        }
-        let inserted = try connection.query(PostgresQuery(unsafeSQL: merge.insert(recording: false, inLineOrder: true)))
-        return try changed.decode(Int.self, 0) + changed.decode(Int.self, 1) + inserted.scalar(Int.self)
+        return try connection.query(PostgresQuery(unsafeSQL: MergeSQL(spec: spec, blank: .clear).upsert)).rows.count
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the
