@@ -193,6 +193,21 @@ struct QuestionnaireHeaderTests {
         #expect(PlaceField(argument: "Availability") == .availability)
         #expect(PlaceField(argument: "colour") == nil)
     }
+
+    @Test("a question's column may carry any name students.csv accepts for that column")
+    func studentColumnNames() throws {
+        for field in [PlaceField.firstName, .lastName, .email, .phone, .sex, .schoolYear, .campus, .ministries] {
+            let column = try #require(KindCatalog.students.columns.first { $0.name == field.rawValue })
+            for title in [column.name] + column.aliases {
+                #expect(PlaceField(argument: title) == field, "\(title)")
+            }
+        }
+        let header = ["Given name", "Family name", "E-mail address", "Mobile phone", "Gender", "Year in school",
+                      "School", "Ministries", "Availability"]
+        let mapping = try QuestionnaireHeader(header: header, overrides: [:], file: "f.csv")
+        #expect(mapping.indexes == [.firstName: 0, .lastName: 1, .email: 2, .phone: 3, .sex: 4, .schoolYear: 5,
+                                    .campus: 6, .ministries: 7, .availability: 8])
+    }
 }
 
 // MARK: - Against the database

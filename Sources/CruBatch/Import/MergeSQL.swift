@@ -80,15 +80,48 @@ struct MergeSQL {
     /// Inserts rows whose key is new, in key order; selects how many. `recording`: the new rows go in
     /// `merge_fresh` too (after `setup`, for `finishLists`).
     func insert(recording: Bool) -> String {
-        let names = spec.keyColumns + spec.targetColumns.map(\.name)
-        let values = spec.keyColumns.map { "n.\($0)" }
-            + spec.targetColumns.map { column in column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)" }
         let record = tracksLists && recording ? ", recorded as (insert into merge_fresh select id from inserted)" : ""
         return """
-            with inserted as (insert into \(spec.table) (\(names.joined(separator: ", ")))
-            select \(values.joined(separator: ", ")) from \(resolved)
+            with inserted as (insert into \(spec.table) (\(insertedColumns.joined(separator: ", ")))
+            select \(insertedValues.joined(separator: ", ")) from \(resolved)
             where not exists (select 1 from \(spec.table) t where \(spec.keyMatch)) order by \(keyOrder) returning id)\(record)
             select count(*) from inserted
+            """
+    }
+
+    /// The columns an insert sets: the key, then the target columns.
+    private var insertedColumns: [String] { spec.keyColumns + spec.targetColumns.map(\.name) }
+
+    /// A new row's values over the resolved row `n`, in the order of `insertedColumns`.
+    private var insertedValues: [String] {
+        spec.keyColumns.map { "n.\($0)" }
+            + spec.targetColumns.map { column in
+                column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)"
+            }
+    }
+
+    /// One statement that inserts the staged rows whose key is new and updates the stored rows whose
+    /// values differ, in the order of the staged lines, writing every staged value (as `--blank
+    /// clear`); returns the id of each row it inserted or changed. Every stored row it lists is locked
+    /// until the transaction ends, an unchanged one too. For a writer that decides its few rows in
+    /// memory (`place`), not for a file: it neither counts restored rows nor syncs lists, and a
+    /// conflict on the key is found row by row.
+    var upsert: String {
+        precondition(!keep && !tracksLists, "an upsert writes every staged value and no list")
+        let conflict = spec.keys.compactMap { column in
+            column.target.map { column.reference == nil && column.type == .email ? "(lower(\($0.name)))" : $0.name }
+        }
+        let columns = spec.targetColumns.filter(\.updatable).map(\.name)
+        let assignments = columns.map { "\($0) = excluded.\($0)" } + (spec.retirement?.restore ?? [])
+        var changes = "row(\(columns.map { "t.\($0)" }.joined(separator: ", "))) is distinct from "
+            + "row(\(columns.map { "excluded.\($0)" }.joined(separator: ", ")))"
+        if let comesBack = spec.retirement?.comesBack(over: "t") { changes = "(\(changes) or \(comesBack))" }
+        return """
+            insert into \(spec.table) as t (\(insertedColumns.joined(separator: ", ")))
+            select \(insertedValues.joined(separator: ", ")) from \(resolved) order by n.line
+            on conflict (\(conflict.joined(separator: ", "))) do update set \(assignments.joined(separator: ", "))
+            where \(changes)
+            returning t.id
             """
     }
 

@@ -195,22 +195,5 @@ public struct ColumnSpec: Sendable {
     }
 
     /// Names that match this column, normalised (lower case, no spaces, `_` or `-`).
-    var matchKeys: [String] {
-        ([name] + aliases + Self.commonAliases[name, default: []]).map(TableHeader.normalizedName)
-    }
-
-    /// Aliases shared by every kind that has the column (listed in the README's "File formats").
-    static let commonAliases: [String: [String]] = [
-        "sex": ["gender"],
-        "email": ["e-mail", "email address", "e-mail address", "mail"],
-        "phone": ["phone number", "mobile", "cell", "cell phone", "mobile phone", "telephone"],
-        "first_name": ["first", "given name", "firstname", "first name"],
-        "last_name": ["last", "surname", "family name", "lastname"],
-        "school_year": ["year", "class", "year in school"],
-        "campus": ["school"],
-        "day": ["meeting_day", "day of week"],
-        "time": ["meeting_time", "start time"],
-        "timezone": ["time zone", "tz"],
-        "url": ["link", "website"],
-    ]
+    var matchKeys: [String] { ([name] + aliases).map(TableHeader.normalizedName) }
 }

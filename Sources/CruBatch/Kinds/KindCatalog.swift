@@ -43,28 +43,45 @@ enum KindCatalog {
     static let groupInUse = SQLFragment(
         joining: (["g", "mi", "c"] as [SQLFragment]).map(Retirement.archive.isCurrent(over:)), separator: " and ")
 
+    /// Header names that the columns holding the same thing share across kinds (listed in the README's
+    /// "File formats"), given where each such column is declared.
+    private enum Aliases {
+        static let sex = ["gender"]
+        static let email = ["e-mail", "email address", "e-mail address", "mail"]
+        static let phone = ["phone number", "mobile", "cell", "cell phone", "mobile phone", "telephone"]
+        static let firstName = ["first", "given name", "firstname", "first name"]
+        static let lastName = ["last", "surname", "family name", "lastname"]
+        static let schoolYear = ["year", "class", "year in school"]
+        static let campus = ["school"]
+        static let day = ["meeting_day", "day of week"]
+        static let time = ["meeting_time", "start time"]
+        static let timezone = ["time zone", "tz"]
+        static let url = ["link", "website"]
+    }
+
     private static let code = ColumnSpec("code", .code, required: true, key: true)
     private static let name = ColumnSpec("name", .text, required: true)
 
     static let campuses = KindSpec(kind: .campuses, table: "campuses", columns: [
         code, name, ColumnSpec("city", .text), ColumnSpec("state", .text),
         ColumnSpec("country", .text, insertDefault: "'US'"),
-        ColumnSpec("timezone", .timezone, insertDefault: defaultZone),
-        ColumnSpec("url", .url), ColumnSpec("calendar_url", .url), ColumnSpec("map_url", .url),
+        ColumnSpec("timezone", .timezone, aliases: Aliases.timezone, insertDefault: defaultZone),
+        ColumnSpec("url", .url, aliases: Aliases.url), ColumnSpec("calendar_url", .url), ColumnSpec("map_url", .url),
     ], rules: [.timeZoneDefault(column: "timezone", inheritedThrough: nil)])
 
     static let ministries = KindSpec(kind: .ministries, table: "ministries", columns: [
-        code, name, ColumnSpec("campus", .reference, required: true, references: .campus),
+        code, name, ColumnSpec("campus", .reference, required: true, aliases: Aliases.campus, references: .campus),
         ColumnSpec("description", .multilineText),
-        ColumnSpec("url", .url),
+        ColumnSpec("url", .url, aliases: Aliases.url),
     ], belongsTo: "campus")
 
     /// A person's name and email; `forget` leaves `Forgotten Person` and an address that stays unique.
     private static let personColumns = [
-        ColumnSpec("email", .email, required: true, key: true,
+        ColumnSpec("email", .email, required: true, key: true, aliases: Aliases.email,
                    personal: .replaced(by: "'forgotten-' || t.id || '@invalid'")),
-        ColumnSpec("first_name", .text, required: true, personal: .replaced(by: "'Forgotten'")),
-        ColumnSpec("last_name", .text, required: true, personal: .replaced(by: "'Person'")),
+        ColumnSpec("first_name", .text, required: true, aliases: Aliases.firstName,
+                   personal: .replaced(by: "'Forgotten'")),
+        ColumnSpec("last_name", .text, required: true, aliases: Aliases.lastName, personal: .replaced(by: "'Person'")),
     ]
 
     /// A leader keeps a (dummy) phone once forgotten, as the schema requires.
@@ -76,9 +93,9 @@ enum KindCatalog {
     static let leaders = KindSpec(
         kind: .leaders, table: "people",
         columns: personColumns + [
-            ColumnSpec("phone", .phone, required: true, personal: forgottenPhone),
-            ColumnSpec("sex", .personSex, personal: .cleared),
-            ColumnSpec("campus", .reference, references: .campus, personal: .no),
+            ColumnSpec("phone", .phone, required: true, aliases: Aliases.phone, personal: forgottenPhone),
+            ColumnSpec("sex", .personSex, aliases: Aliases.sex, personal: .cleared),
+            ColumnSpec("campus", .reference, aliases: Aliases.campus, references: .campus, personal: .no),
             ColumnSpec("staff_role", .staffRole, aliases: ["role"], personal: .no),
         ],
         derived: [
@@ -93,10 +110,11 @@ enum KindCatalog {
     static let students = KindSpec(
         kind: .students, table: "people",
         columns: personColumns + [
-            ColumnSpec("phone", .phone, personal: forgottenPhone), ColumnSpec("sex", .personSex, personal: .cleared),
-            ColumnSpec("school_year", .schoolYear, personal: .cleared),
+            ColumnSpec("phone", .phone, aliases: Aliases.phone, personal: forgottenPhone),
+            ColumnSpec("sex", .personSex, aliases: Aliases.sex, personal: .cleared),
+            ColumnSpec("school_year", .schoolYear, aliases: Aliases.schoolYear, personal: .cleared),
             ColumnSpec("grad_year", .gradYear, aliases: ["graduation year", "graduation_year"], personal: .cleared),
-            ColumnSpec("campus", .reference, references: .campus, personal: .no),
+            ColumnSpec("campus", .reference, aliases: Aliases.campus, references: .campus, personal: .no),
             ministryList("person_ministries", parent: "person_id", nameScope: "campus"),
         ],
         derived: [isMember],
@@ -114,8 +132,10 @@ enum KindCatalog {
 
     static let groups = KindSpec(kind: .groups, table: "community_groups", columns: [
         code, ColumnSpec("ministry", .reference, required: true, references: .ministry), name,
-        ColumnSpec("day", .day, storedIn: "meeting_day"), ColumnSpec("time", .time, storedIn: "meeting_time"),
-        ColumnSpec("location", .text), ColumnSpec("audience", .audience, aliases: ["type"]), ColumnSpec("sex", .groupSex),
+        ColumnSpec("day", .day, aliases: Aliases.day, storedIn: "meeting_day"),
+        ColumnSpec("time", .time, aliases: Aliases.time, storedIn: "meeting_time"),
+        ColumnSpec("location", .text), ColumnSpec("audience", .audience, aliases: ["type"]),
+        ColumnSpec("sex", .groupSex, aliases: Aliases.sex),
         ColumnSpec("capacity", .positiveInt, aliases: ["size", "max members"]),
         leaderList("group_leaders", parent: "group_id", required: true), ColumnSpec("description", .multilineText),
         ColumnSpec("first_meeting", .date, aliases: ["first meeting date", "starts on"]),
@@ -127,7 +147,8 @@ enum KindCatalog {
         columns: [
             ColumnSpec("group", .reference, required: true, key: true, aliases: ["group code", "group name", "community group"],
                        references: .group, personal: .no),
-            ColumnSpec("email", .email, required: true, key: true, storedIn: "person_id", references: .student,
+            ColumnSpec("email", .email, required: true, key: true, aliases: Aliases.email, storedIn: "person_id",
+                       references: .student,
                        personal: .no),
             ColumnSpec("joined_at", .dateTime, aliases: ["joined"],
                        resolve: instant("s.joined_at", zone: "coalesce(gc.timezone, \(defaultZone))"),
@@ -167,11 +188,12 @@ enum KindCatalog {
                        resolve: instant("s.starts_at", zone: eventZone), export: localText("t.starts_at")),
             ColumnSpec("ends_at", .dateTime, aliases: ["end", "ends", "end date"], resolve: instant("s.ends_at", zone: eventZone),
                        export: localText("t.ends_at")),
-            ColumnSpec("timezone", .timezone, insertDefault: defaultZone), ColumnSpec("location", .text),
+            ColumnSpec("timezone", .timezone, aliases: Aliases.timezone, insertDefault: defaultZone),
+            ColumnSpec("location", .text),
             ministryList("event_ministries", parent: "event_id"),
             ColumnSpec("rideshare", .rideshare, aliases: ["ride sharing", "ridesharing"],
                        export: "case t.rideshare when 'both' then 'yes' else t.rideshare end", insertDefault: "'no'"),
-            ColumnSpec("url", .url), ColumnSpec("description", .multilineText),
+            ColumnSpec("url", .url, aliases: Aliases.url), ColumnSpec("description", .multilineText),
             ColumnSpec("all_day", .bool, aliases: ["all day event"], insertDefault: "false"),
             ColumnSpec("recurrence", .recurrenceRule, aliases: ["rrule", "repeats"]),
             ColumnSpec("exceptions", .list(.dateTime), aliases: ["exdate", "except"],
@@ -194,12 +216,13 @@ enum KindCatalog {
             ColumnSpec("starts_on", .date, required: true, aliases: ["start", "start date"]),
             ColumnSpec("ends_on", .date, required: true, aliases: ["end", "end date"]),
             ColumnSpec("location", .text, required: true), ColumnSpec("cost", .money), ColumnSpec("leaders", .text),
-            ColumnSpec("url", .url), ColumnSpec("description", .multilineText),
+            ColumnSpec("url", .url, aliases: Aliases.url), ColumnSpec("description", .multilineText),
         ],
         rules: [.endNotBeforeStart(start: "starts_on", end: "ends_on")])
 
     static let resources = KindSpec(kind: .resources, table: "resources", columns: [
-        ColumnSpec("url", .url, required: true, key: true), ColumnSpec("title", .text, required: true),
+        ColumnSpec("url", .url, required: true, key: true, aliases: Aliases.url),
+        ColumnSpec("title", .text, required: true),
         ColumnSpec("type", .resourceType), ColumnSpec("author", .text),
         ColumnSpec("published_on", .date, aliases: ["date", "published"]),
         ColumnSpec("topics", .list(.text), aliases: ["tags"], list: ListRelation(
@@ -212,7 +235,7 @@ enum KindCatalog {
     static let terms = KindSpec(
         kind: .terms, table: "terms",
         columns: [
-            ColumnSpec("campus", .reference, required: true, key: true, references: .campus),
+            ColumnSpec("campus", .reference, required: true, key: true, aliases: Aliases.campus, references: .campus),
             ColumnSpec("code", .code, required: true, key: true, aliases: ["term"]), name,
             ColumnSpec("starts_on", .date, required: true, aliases: ["first day", "first day of classes", "start"]),
             ColumnSpec("ends_on", .date, required: true, aliases: ["last day", "last day of classes", "end"]),
@@ -254,7 +277,8 @@ enum KindCatalog {
         kind: .rideOffers, table: "ride_offers",
         columns: [
             rideEvent,
-            ColumnSpec("email", .email, required: true, key: true, aliases: ["driver", "driver email"], storedIn: "driver_id",
+            ColumnSpec("email", .email, required: true, key: true, aliases: ["driver", "driver email"] + Aliases.email,
+                       storedIn: "driver_id",
                        references: .driver, personal: .no),
             rideDirection,
             ColumnSpec("seats", .seats, required: true, aliases: ["free seats", "passenger seats"], personal: .no),
@@ -272,11 +296,15 @@ enum KindCatalog {
         kind: .rideRequests, table: "ride_requests",
         columns: [
             rideEvent,
-            ColumnSpec("email", .email, required: true, key: true, aliases: ["passenger", "passenger email"],
+            ColumnSpec("email", .email, required: true, key: true,
+                       aliases: ["passenger", "passenger email"] + Aliases.email,
                        storedIn: "passenger_id", references: .passenger, personal: .no),
-            ColumnSpec("first_name", .text, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
-            ColumnSpec("last_name", .text, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
-            ColumnSpec("phone", .phone, describes: ReferencedDetail(reference: .passenger, requiredWhenNew: false)),
+            ColumnSpec("first_name", .text, aliases: Aliases.firstName,
+                       describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
+            ColumnSpec("last_name", .text, aliases: Aliases.lastName,
+                       describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
+            ColumnSpec("phone", .phone, aliases: Aliases.phone,
+                       describes: ReferencedDetail(reference: .passenger, requiredWhenNew: false)),
             rideDirection,
         ] + pickup + [
             rideTime("earliest_departure", aliases: ["earliest", "leave after"]),

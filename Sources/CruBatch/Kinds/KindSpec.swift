@@ -205,7 +205,7 @@ enum Retirement: Sendable {
 struct KindSpec: Sendable {
     let kind: Kind
     let table: String
-    let columns: [ColumnSpec]
+    private(set) var columns: [ColumnSpec]
     /// Target columns set from no CSV column (a leader's `is_leader`, a membership's `source`).
     var derived: [TargetColumn] = []
     /// Hand-written joins of the resolving SELECT beyond the references' own (over stage `s`).
@@ -233,6 +233,19 @@ struct KindSpec: Sendable {
     var messageColumn: ColumnSpec { columns.first { $0.name == messageKey } ?? keys[0] }
 
     static func of(_ kind: Kind) -> KindSpec { KindCatalog.spec(kind) }
+
+    /// The kind with only the named columns, in that order: what a writer that sets no other column
+    /// stages and merges (`place` writes the students' columns a questionnaire answers).
+    func restricted(to names: [String]) -> KindSpec {
+        var spec = self
+        spec.columns = names.map { name in
+            guard let column = columns.first(where: { $0.name == name }) else {
+                preconditionFailure("\(kind.rawValue) has no column \(name)")
+            }
+            return column
+        }
+        return spec
+    }
 
     var requiredColumns: [ColumnSpec] { columns.filter(\.required) }
     var keys: [ColumnSpec] { columns.filter(\.isKey) }

@@ -263,18 +263,130 @@ struct AvailabilityParser {
     }
 
     func read(_ piece: String) throws(AvailabilityError) -> Phrase {
-        let tokens = try tokenize(piece)
-        var phrase = Phrase()
+        var reader = PhraseReader(parser: self, piece: piece, tokens: try tokenize(piece))
+        while reader.index < reader.tokens.count { try reader.step() }
+        return try reader.finish()
+    }
+
+    /// Reads one piece's tokens into a phrase, a day or time expression at a time.
+    private struct PhraseReader {
+        let parser: AvailabilityParser
+        let piece: String
+        let tokens: [Token]
         var index = 0
+        var phrase = Phrase()
+        /// After `but`: the days named are left out.
         var excluding = false
-        func addDays(_ days: [Weekday]) {
+
+        func fail(_ reason: String) -> AvailabilityError { parser.fail(piece, reason) }
+
+        /// Reads the expression at `index` and moves past it.
+        mutating func step() throws(AvailabilityError) {
+            let token = tokens[index]
+            if excluding, !AvailabilityParser.isDayToken(token) {
+                let word = AvailabilityParser.exclusionWord(in: tokens) ?? "except"
+                throw fail("only days may follow \"\(word)\" (e.g. any time but Friday)")
+            }
+            if readDays(token) { return }
+            if try readTime(token) { return }
+            switch token {
+            case .word(let word) where AvailabilityParser.fillers.contains(word):
+                index += 1
+            case .slash, .ampersand:
+                index += 1
+            case .dash:
+                throw fail("a dash must join two days (mon-thu) or two times (7-9pm)")
+            case .word(let word):
+                throw fail("\"\(word)\" is not a day or a time of day")
+            case .clock:
+                preconditionFailure("readTime reads every clock")
+            }
+        }
+
+        /// `but` (the days after it are left out), a day, a run of days (`mwf`), a day range
+        /// ("mon-thu", "monday through thursday", "mon to fri"), `weekdays`, `weekends`, `weeknights`
+        /// (evenings unless a time is given) or `daily`. False when the token is none of them.
+        private mutating func readDays(_ token: Token) -> Bool {
+            guard case .word(let word) = token else { return false }
+            var days: [Weekday], length = 1
+            if AvailabilityParser.exclusions.contains(word) {
+                excluding = true
+                days = []
+            } else if Weekday.spellings[word] == nil, let run = Weekday.run(word) {
+                days = run
+            } else if let first = Weekday.spellings[word] {
+                days = [first]
+                if index + 2 < tokens.count, AvailabilityParser.isRangeJoiner(tokens[index + 1]),
+                   case .word(let other) = tokens[index + 2], let last = Weekday.spellings[other] {
+                    days = AvailabilityParser.dayRange(first, last)
+                    length = 3
+                }
+            } else if word == "weekday" || word == "weekdays" {
+                days = Weekday.weekdays
+            } else if word == "weekend" || word == "weekends" {
+                days = Weekday.weekend
+            } else if word == "weeknight" || word == "weeknights" {
+                days = Weekday.weekdays
+                phrase.defaultTime = AvailabilityParser.evening
+            } else if ["alldays", "daily", "everyday"].contains(word) {
+                days = Weekday.allCases
+            } else {
+                return false
+            }
+            addDays(days)
+            index += length
+            return true
+        }
+
+        /// A part of the day, `after 6`, `before 9am`, `between 7 and 9pm`, a range `7-9pm` or a single
+        /// time (a meeting may start then). False when the token starts none of them.
+        private mutating func readTime(_ token: Token) throws(AvailabilityError) -> Bool {
+            switch token {
+            case .word(let word) where AvailabilityParser.partsOfDay[word] != nil:
+                try addTime(AvailabilityParser.partsOfDay[word]!)
+                index += 1
+            case .word("after"), .word("before"):
+                guard index + 1 < tokens.count, case .clock(let clock) = tokens[index + 1],
+                      let minutes = clock.minutes() else {
+                    throw fail("\"\(token.text)\" needs a time after it, e.g. after 6pm")
+                }
+                try addTime(token == .word("after") ? minutes..<1440 : 0..<minutes)
+                index += 2
+            case .word("between"):
+                guard index + 3 < tokens.count, case .clock(let from) = tokens[index + 1],
+                      tokens[index + 2] == .word("and"), case .clock(let to) = tokens[index + 3] else {
+                    throw fail("write \"between 7 and 9pm\"")
+                }
+                try addTime(try parser.range(from, to, piece: piece))
+                index += 4
+            case .clock(let from):
+                if index + 2 < tokens.count, AvailabilityParser.isRangeJoiner(tokens[index + 1]),
+                   case .clock(let to) = tokens[index + 2] {
+                    try addTime(try parser.range(from, to, piece: piece))
+                    index += 3
+                } else if index + 1 < tokens.count, AvailabilityParser.isRangeJoiner(tokens[index + 1]) {
+                    throw fail("\"\(from.text)-\" needs a time after the dash, e.g. 7-9pm")
+                } else {
+                    // A single time: a meeting may start then.
+                    let start = from.minutes()!
+                    try addTime(start..<(start + Placer.meetingMinutes))
+                    index += 1
+                }
+            default:
+                return false
+            }
+            return true
+        }
+
+        private mutating func addDays(_ days: [Weekday]) {
             if excluding {
                 phrase.excluded += days
             } else {
                 phrase.days = (phrase.days ?? []) + days.filter { !(phrase.days ?? []).contains($0) }
             }
         }
-        func addTime(_ span: Range<Int>) throws(AvailabilityError) {
+
+        private mutating func addTime(_ span: Range<Int>) throws(AvailabilityError) {
             guard let existing = phrase.time else {
                 phrase.time = [span]
                 return
@@ -284,93 +396,23 @@ struct AvailabilityParser {
                 let low = max(current.lowerBound, span.lowerBound), high = min(current.upperBound, span.upperBound)
                 return low < high ? low..<high : nil
             }
-            guard !both.isEmpty else { throw fail(piece, "its times do not overlap") }
+            guard !both.isEmpty else { throw fail("its times do not overlap") }
             phrase.time = both
         }
-        while index < tokens.count {
-            let token = tokens[index]
-            if excluding, !Self.isDayToken(token) {
-                throw fail(piece, "only days may follow \"\(Self.exclusionWord(in: tokens) ?? "except")\" (e.g. any time but Friday)")
+
+        /// The phrase once every token is read: it names something, and leaves out only days it names.
+        func finish() throws(AvailabilityError) -> Phrase {
+            var phrase = phrase
+            if excluding && phrase.excluded.isEmpty { throw fail("it says which days are left out, but names none") }
+            guard phrase.days != nil || phrase.time != nil || !phrase.excluded.isEmpty else {
+                throw fail("it names no day or time")
             }
-            switch token {
-            case .word(let word) where Self.exclusions.contains(word):
-                excluding = true
-                index += 1
-            case .word(let word) where Weekday.spellings[word] == nil && Weekday.run(word) != nil:
-                addDays(Weekday.run(word)!)
-                index += 1
-            case .word(let word) where Weekday.spellings[word] != nil:
-                let first = Weekday.spellings[word]!
-                // A day range: "mon-thu", "monday through thursday", "mon to fri".
-                if index + 2 < tokens.count, Self.isRangeJoiner(tokens[index + 1]),
-                   case .word(let other) = tokens[index + 2], let last = Weekday.spellings[other] {
-                    addDays(Self.dayRange(first, last))
-                    index += 3
-                } else {
-                    addDays([first])
-                    index += 1
-                }
-            case .word("weekday"), .word("weekdays"):
-                addDays(Weekday.weekdays)
-                index += 1
-            case .word("weekend"), .word("weekends"):
-                addDays(Weekday.weekend)
-                index += 1
-            case .word("weeknight"), .word("weeknights"):
-                addDays(Weekday.weekdays)
-                phrase.defaultTime = Self.evening
-                index += 1
-            case .word("alldays"), .word("daily"), .word("everyday"):
-                addDays(Weekday.allCases)
-                index += 1
-            case .word(let word) where Self.partsOfDay[word] != nil:
-                try addTime(Self.partsOfDay[word]!)
-                index += 1
-            case .word("after"), .word("before"):
-                guard index + 1 < tokens.count, case .clock(let clock) = tokens[index + 1],
-                      let minutes = clock.minutes() else {
-                    throw fail(piece, "\"\(token.text)\" needs a time after it, e.g. after 6pm")
-                }
-                try addTime(token == .word("after") ? minutes..<1440 : 0..<minutes)
-                index += 2
-            case .word("between"):
-                guard index + 3 < tokens.count, case .clock(let from) = tokens[index + 1],
-                      tokens[index + 2] == .word("and"), case .clock(let to) = tokens[index + 3] else {
-                    throw fail(piece, "write \"between 7 and 9pm\"")
-                }
-                try addTime(try range(from, to, piece: piece))
-                index += 4
-            case .clock(let from):
-                if index + 2 < tokens.count, Self.isRangeJoiner(tokens[index + 1]), case .clock(let to) = tokens[index + 2] {
-                    try addTime(try range(from, to, piece: piece))
-                    index += 3
-                } else if index + 1 < tokens.count, Self.isRangeJoiner(tokens[index + 1]) {
-                    throw fail(piece, "\"\(from.text)-\" needs a time after the dash, e.g. 7-9pm")
-                } else {
-                    // A single time: a meeting may start then.
-                    let start = from.minutes()!
-                    try addTime(start..<(start + Placer.meetingMinutes))
-                    index += 1
-                }
-            case .word(let word) where Self.fillers.contains(word):
-                index += 1
-            case .slash, .ampersand:
-                index += 1
-            case .dash:
-                throw fail(piece, "a dash must join two days (mon-thu) or two times (7-9pm)")
-            case .word(let word):
-                throw fail(piece, "\"\(word)\" is not a day or a time of day")
+            if !phrase.excluded.isEmpty {
+                phrase.days = (phrase.days ?? Weekday.allCases).filter { !phrase.excluded.contains($0) }
+                guard !phrase.days!.isEmpty else { throw fail("it leaves out every day it names") }
             }
+            return phrase
         }
-        if excluding && phrase.excluded.isEmpty { throw fail(piece, "it says which days are left out, but names none") }
-        guard phrase.days != nil || phrase.time != nil || !phrase.excluded.isEmpty else {
-            throw fail(piece, "it names no day or time")
-        }
-        if !phrase.excluded.isEmpty {
-            phrase.days = (phrase.days ?? Weekday.allCases).filter { !phrase.excluded.contains($0) }
-            guard !phrase.days!.isEmpty else { throw fail(piece, "it leaves out every day it names") }
-        }
-        return phrase
     }
 
     /// A day, a run of days or a word naming days, which is all that may follow `except`.
@@ -433,98 +475,121 @@ struct AvailabilityParser {
     // MARK: Tokens
 
     func tokenize(_ piece: String) throws(AvailabilityError) -> [Token] {
-        var tokens: [Token] = []
-        let characters = Array(piece)
-        var index = 0
-        // Joins "any time", "all day", "every day", "any day" into one word.
-        func appendWord(_ word: String) {
-            if case .word(let previous) = tokens.last {
-                let pair = previous + " " + word
-                let joined: String? = switch pair {
-                case "any time", "all day": "anytime"
-                case "every day", "any day", "all days", "every days": "alldays"
-                default: nil
-                }
-                if let joined {
-                    tokens[tokens.count - 1] = .word(joined)
-                    return
-                }
-            }
-            tokens.append(.word(word))
-        }
-        while index < characters.count {
-            let character = characters[index]
+        var scanner = PieceScanner(characters: Array(piece))
+        while let character = scanner.current {
             if character == " " || character == "." {
-                index += 1
+                scanner.index += 1
             } else if character.isLetter {
-                var word = ""
-                while index < characters.count, characters[index].isLetter || characters[index] == "'" {
-                    word.append(characters[index])
-                    index += 1
-                }
-                if word.hasSuffix("'s") { word.removeLast(2) }  // "Monday's"
-                if word == "noon" || word == "midnight" {
-                    tokens.append(.clock(Clock(hour: 12, minute: 0, meridiem: word == "noon" ? .pm : .am, twentyFourHour: false)))
-                    continue
-                }
-                if (word == "am" || word == "pm" || word == "a" || word == "p"),
-                   case .clock(var clock) = tokens.last, clock.meridiem == nil {
-                    guard !clock.twentyFourHour || clock.hour <= 12 else {
-                        throw fail(piece, "\(clock.text) is a 24-hour time; drop the \(word)")
-                    }
-                    clock.meridiem = word.hasPrefix("a") ? .am : .pm
-                    clock.twentyFourHour = false
-                    tokens[tokens.count - 1] = .clock(clock)
-                } else {
-                    appendWord(word)
-                }
+                try add(word: scanner.word(), to: &scanner.tokens, piece: piece)
             } else if character.isASCII && character.isNumber {
-                var digits = ""
-                while index < characters.count, characters[index].isASCII, characters[index].isNumber {
-                    digits.append(characters[index])
-                    index += 1
-                }
-                var minuteDigits: String?
-                if index < characters.count, characters[index] == ":" || characters[index] == "." {
-                    let rest = characters[(index + 1)...].prefix { $0.isASCII && $0.isNumber }
-                    if rest.count == 2 {
-                        minuteDigits = String(rest)
-                        index += 3
-                    }
-                }
-                guard digits.count <= 2, let hour = Int(digits), let minute = Int(minuteDigits ?? "0"), minute < 60 else {
-                    throw fail(piece, "\"\(digits)\(minuteDigits.map { ":" + $0 } ?? "")\" is not a time of day")
-                }
-                let clock = Clock(hour: hour, minute: minute, meridiem: nil,
-                                  twentyFourHour: hour == 0 || hour > 12 || (digits.count == 2 && digits.hasPrefix("0")))
-                guard hour <= 24, hour < 24 || minute == 0 else {
-                    throw fail(piece, "\"\(digits)\" is not an hour of the day")
-                }
-                tokens.append(.clock(clock))
-            } else if character == "-" {
-                tokens.append(.dash)
-                index += 1
-            } else if character == "/" {
-                tokens.append(.slash)
-                index += 1
-            } else if character == "&" || character == "+" {
-                tokens.append(.ampersand)
-                index += 1
+                scanner.tokens.append(.clock(try clock(scanner.number(), piece: piece)))
+            } else if let symbol = Token(symbol: character) {
+                scanner.tokens.append(symbol)
+                scanner.index += 1
             } else {
                 throw fail(piece, "\"\(character)\" is not part of a day or time")
             }
         }
         // A meridiem must follow a clock ("7 pm"); one that does not is an unknown word.
-        for token in tokens {
+        for token in scanner.tokens {
             if case .clock(let clock) = token, clock.meridiem != nil, !(1...12).contains(clock.hour) {
                 throw fail(piece, "\(clock.text) is not a time of day")
             }
         }
-        return tokens
+        return scanner.tokens
+    }
+
+    /// A piece's characters, read into tokens from `index`.
+    private struct PieceScanner {
+        let characters: [Character]
+        var index = 0
+        var tokens: [Token] = []
+
+        var current: Character? { index < characters.count ? characters[index] : nil }
+
+        /// The letters (and apostrophes) from here, without a final `'s` ("Monday's").
+        mutating func word() -> String {
+            var word = ""
+            while index < characters.count, characters[index].isLetter || characters[index] == "'" {
+                word.append(characters[index])
+                index += 1
+            }
+            if word.hasSuffix("'s") { word.removeLast(2) }
+            return word
+        }
+
+        /// The digits from here, and the two after a `:` or `.` that follows them (the minutes).
+        mutating func number() -> (digits: String, minutes: String?) {
+            var digits = ""
+            while index < characters.count, characters[index].isASCII, characters[index].isNumber {
+                digits.append(characters[index])
+                index += 1
+            }
+            guard index < characters.count, characters[index] == ":" || characters[index] == "." else {
+                return (digits, nil)
+            }
+            let rest = characters[(index + 1)...].prefix { $0.isASCII && $0.isNumber }
+            guard rest.count == 2 else { return (digits, nil) }
+            index += 3
+            return (digits, String(rest))
+        }
+    }
+
+    /// Adds a word: `noon` and `midnight` as clocks, `am` or `pm` as the meridiem of the clock before
+    /// it, and "any time", "all day", "every day", "any day" as one word with the word before.
+    private func add(word: String, to tokens: inout [Token], piece: String) throws(AvailabilityError) {
+        if word == "noon" || word == "midnight" {
+            let meridiem: Meridiem = word == "noon" ? .pm : .am
+            tokens.append(.clock(Clock(hour: 12, minute: 0, meridiem: meridiem, twentyFourHour: false)))
+        } else if word == "am" || word == "pm" || word == "a" || word == "p",
+                  case .clock(var clock) = tokens.last, clock.meridiem == nil {
+            guard !clock.twentyFourHour || clock.hour <= 12 else {
+                throw fail(piece, "\(clock.text) is a 24-hour time; drop the \(word)")
+            }
+            clock.meridiem = word.hasPrefix("a") ? .am : .pm
+            clock.twentyFourHour = false
+            tokens[tokens.count - 1] = .clock(clock)
+        } else if case .word(let previous) = tokens.last, let joined = Self.joined(previous, word) {
+            tokens[tokens.count - 1] = .word(joined)
+        } else {
+            tokens.append(.word(word))
+        }
+    }
+
+    /// The one word two words make ("any time" is `anytime`), if they make one.
+    private static func joined(_ first: String, _ second: String) -> String? {
+        switch first + " " + second {
+        case "any time", "all day": "anytime"
+        case "every day", "any day", "all days", "every days": "alldays"
+        default: nil
+        }
+    }
+
+    /// The clock that digits (and minutes) write: `7`, `6:30`, `18`, `07.30`.
+    private func clock(_ number: (digits: String, minutes: String?), piece: String) throws(AvailabilityError) -> Clock {
+        let digits = number.digits
+        guard digits.count <= 2, let hour = Int(digits), let minute = Int(number.minutes ?? "0"), minute < 60 else {
+            throw fail(piece, "\"\(digits)\(number.minutes.map { ":" + $0 } ?? "")\" is not a time of day")
+        }
+        guard hour <= 24, hour < 24 || minute == 0 else {
+            throw fail(piece, "\"\(digits)\" is not an hour of the day")
+        }
+        return Clock(hour: hour, minute: minute, meridiem: nil,
+                     twentyFourHour: hour == 0 || hour > 12 || (digits.count == 2 && digits.hasPrefix("0")))
     }
 }
 
 extension AvailabilityParser.Token {
+    /// A sign that joins days or times: `-`, `/`, `&` or `+`.
+    init?(symbol: Character) {
+        switch symbol {
+        case "-": self = .dash
+        case "/": self = .slash
+        case "&", "+": self = .ampersand
+        default: return nil
+        }
+    }
+
     var text: String {
         switch self {
         case .word(let word): word

@@ -12,28 +12,39 @@ extension Placement {
         var sex: String?
         var schoolYear: String?
         var gradYear: String?
-        var campusID: String?
+        /// The campus's code.
+        var campus: String?
         var isMember: Bool
+
+        /// The staged cells, in the order of `studentRows`' columns.
+        func values(email: String) -> [String?] {
+            [email, firstName, lastName, phone, sex, schoolYear, gradYear, campus]
+        }
     }
 
-    /// Saves every student, in one statement. A later answer of the same student updates what an
-    /// earlier one wrote; a blank phone or graduation year keeps the stored one. Each answer counts as
-    /// inserted, updated or unchanged. Returns the person ids in the order of `students`.
+    /// The columns of students.csv that an answer sets, in the order of `PersonRow.values`; `place`
+    /// writes them as `import` does, and adds ministries itself (`addMinistries`: an answer removes none).
+    private static let studentRows = KindCatalog.students.restricted(
+        to: ["email", "first_name", "last_name", "phone", "sex", "school_year", "grad_year", "campus"])
+
+    /// Saves every student through the students kind's staging table and merge: a later answer of
+    /// the same student updates what an earlier one wrote; a blank phone or graduation year keeps the
+    /// stored one. Each answer counts as inserted, updated or unchanged. Returns the person ids in
+    /// the order of `students`.
     mutating func savePeople(_ students: [Student]) throws -> [String] {
         guard !students.isEmpty else { return [] }
-        var ids: [String: String] = [:]
+        let emails = Array(Set(students.map(\.email)))
         var stored: [String: PersonRow] = [:]
         for row in try connection.query("""
-            select lower(email), id, first_name, last_name, phone, sex, school_year, grad_year, campus_id, is_member
-            from people where lower(email) = any(\(Array(Set(students.map(\.email))))::text[])
+            select lower(email), first_name, last_name, phone, sex, school_year, grad_year, c.code, is_member
+            from people p left join campuses c on c.id = p.campus_id
+            where lower(email) = any(\(emails)::text[])
             """).rows {
-            let email = try row.decode(String.self, 0)
-            ids[email] = try row.decode(String.self, 1)
-            stored[email] = PersonRow(
-                firstName: try row.decode(String?.self, 2), lastName: try row.decode(String?.self, 3),
-                phone: try row.decode(String?.self, 4), sex: try row.decode(String?.self, 5),
-                schoolYear: try row.decode(String?.self, 6), gradYear: try row.decode(String?.self, 7),
-                campusID: try row.decode(String?.self, 8), isMember: try row.decode(Bool.self, 9))
+            stored[try row.decode(String.self, 0)] = PersonRow(
+                firstName: try row.decode(String?.self, 1), lastName: try row.decode(String?.self, 2),
+                phone: try row.decode(String?.self, 3), sex: try row.decode(String?.self, 4),
+                schoolYear: try row.decode(String?.self, 5), gradYear: try row.decode(String?.self, 6),
+                campus: try row.decode(String?.self, 7), isMember: try row.decode(Bool.self, 8))
         }
         var saved = stored
         var order: [String] = [], ordered = Set<String>()
@@ -43,7 +54,7 @@ extension Placement {
                                   phone: answer.phone ?? before?.phone, sex: student.sex,
                                   schoolYear: answer.schoolYear.map(String.init),
                                   gradYear: answer.gradYear.map(String.init) ?? before?.gradYear,
-                                  campusID: student.campus.id, isMember: true)
+                                  campus: student.campus.code, isMember: true)
             let change: PersonChange = before == nil ? .inserted : before == after ? .unchanged : .updated
             people[change, default: 0] += 1
             if ordered.insert(student.email).inserted { order.append(student.email) }
@@ -51,28 +62,10 @@ extension Placement {
         }
         // Every student's row is written (and so locked until the run commits), an unchanged one
         // left as it is.
-        let rows = order.map { saved[$0]! }
-        // Arrays of binds hold no NULL: a blank is '' here and NULL in the row.
-        func texts(_ value: (PersonRow) -> String?) -> [String] { rows.map { value($0) ?? "" } }
+        try merge(order.map { saved[$0]!.values(email: $0) }, as: Self.studentRows)
+        var ids: [String: String] = [:]
         for row in try connection.query("""
-            insert into people (email, first_name, last_name, phone, sex, school_year, grad_year, campus_id)
-            select v.email, nullif(v.first_name, ''), nullif(v.last_name, ''), nullif(v.phone, ''), nullif(v.sex, ''),
-                   nullif(v.school_year, '')::smallint, nullif(v.grad_year, '')::smallint,
-                   nullif(v.campus_id, '')::bigint
-            from unnest(\(order)::text[], \(texts(\.firstName))::text[], \(texts(\.lastName))::text[],
-                        \(texts(\.phone))::text[], \(texts(\.sex))::text[], \(texts(\.schoolYear))::text[],
-                        \(texts(\.gradYear))::text[], \(texts(\.campusID))::text[])
-                 with ordinality as v(email, first_name, last_name, phone, sex, school_year, grad_year, campus_id, n)
-            order by v.n
-            on conflict ((lower(email))) do update set
-                first_name = excluded.first_name, last_name = excluded.last_name, phone = excluded.phone,
-                sex = excluded.sex, school_year = excluded.school_year, grad_year = excluded.grad_year,
-                campus_id = excluded.campus_id, is_member = true
-            where (people.first_name, people.last_name, people.phone, people.sex, people.school_year, people.grad_year,
-                   people.campus_id, people.is_member)
-                is distinct from (excluded.first_name, excluded.last_name, excluded.phone, excluded.sex,
-                                  excluded.school_year, excluded.grad_year, excluded.campus_id, true)
-            returning lower(email), id
+            select lower(email), id from people where lower(email) = any(\(emails)::text[])
             """).rows {
             ids[try row.decode(String.self, 0)] = try row.decode(String.self, 1)
         }
@@ -83,6 +76,21 @@ extension Placement {
             }
             return id
         }
+    }
+
+    /// Writes rows of `spec`'s columns, staged as `import` stages a file, in one statement
+    /// (`MergeSQL.upsert`): new ones in the order of `rows`, a stored one updated when it differs and
+    /// locked until the run commits in any case. The rows hold every value (a kept phone included).
+    /// Returns how many rows it inserted or updated.
+    @discardableResult
+    private func merge(_ rows: [[String?]], as spec: KindSpec) throws -> Int {
+        let encoder = StagingEncoder(spec: spec)
+        try connection.execute(encoder.createTableSQL)
+        defer { try? connection.execute("drop table if exists stage") }
+        var staged: [UInt8] = []
+        for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
+        try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
+        return try connection.query(PostgresQuery(unsafeSQL: MergeSQL(spec: spec, blank: .clear).upsert)).rows.count
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the
@@ -120,29 +128,29 @@ extension Placement {
             """)
     }
 
-    /// The person joins the group, written with the joins around it by `writeJoins`; false when they
+    /// The student joins the group, written with the joins around it by `writeJoins`; false when they
     /// are a member already, which writes nothing.
-    mutating func join(_ group: PlaceGroup, person: String) throws -> Bool {
-        guard !memberships.isMember(person, of: group.id) else { return false }
-        pendingJoins.append((group.id, person))
-        memberships.join(person, group: group)
+    mutating func join(_ group: PlaceGroup, student: Student) throws -> Bool {
+        guard !memberships.isMember(student.personID, of: group.id) else { return false }
+        pendingJoins.append((group.code, student.email))
+        memberships.join(student.personID, group: group)
         return true
     }
 
-    /// Writes the joins decided so far, in file order, in one statement. A membership that ended is
-    /// made current again, as joining anew.
+    /// The columns of memberships.csv that a join sets, in the order `writeJoins` stages them: a
+    /// membership `place` makes, or makes current again, is active from now and comes from `place`.
+    private static let joinRows: KindSpec = {
+        var spec = KindCatalog.memberships.restricted(to: ["group", "email", "joined_at", "status"])
+        spec.derived = [TargetColumn(name: "source", resolve: "'place'", insertDefault: "'place'")]
+        return spec
+    }()
+
+    /// Writes the joins decided so far, in file order, as `import` merges memberships.csv. A
+    /// membership that ended is made current again, as joining anew (only joins of students who are
+    /// not members are pending, so no current membership is written).
     mutating func writeJoins() throws {
         guard !pendingJoins.isEmpty else { return }
-        membershipsInserted += try connection.query("""
-            insert into memberships (group_id, person_id, status, source)
-            select j.group_id, j.person_id, 'active', 'place'
-            from unnest(\(pendingJoins.map(\.group))::bigint[], \(pendingJoins.map(\.person))::bigint[])
-                 with ordinality as j(group_id, person_id, n)
-            order by j.n
-            on conflict (group_id, person_id) do update set status = 'active', joined_at = now(), source = 'place'
-            where \(unescaped: KindCatalog.membershipEnd.isRetired(over: "memberships"))
-            returning id
-            """).rows.count
+        membershipsInserted += try merge(pendingJoins.map { [$0.group, $0.email, nil, "active"] }, as: Self.joinRows)
         pendingJoins.removeAll()
     }
 }

@@ -206,8 +206,8 @@ struct Placement {
     var groupIndex: [String: Int] = [:]
     /// The current memberships of the run's students (`StudentMemberships`).
     var memberships = StudentMemberships()
-    /// Joins decided but not written yet, in file order (`writeJoins`).
-    var pendingJoins: [(group: String, person: String)] = []
+    /// Joins decided but not written yet, in file order (`writeJoins`): group codes and emails.
+    var pendingJoins: [(group: String, email: String)] = []
 
     init(connection: PostgresConnection, file: String) {
         self.connection = connection
@@ -377,7 +377,7 @@ struct Placement {
             let full = byTime.map { "\(groups[$0].code) \(groups[$0].members)/\(groups[$0].capacity ?? 0)" }.joined(separator: ", ")
             return notPlaced(.full, "every fitting group is full: \(full)")
         }
-        if try join(groups[best], person: personID) {
+        if try join(groups[best], student: student) {
             groups[best].members += 1
         }
         if let current {

@@ -13,24 +13,35 @@ public enum PlaceField: String, CaseIterable, Sendable, Codable {
     case schoolYear = "school_year"
     case campus, ministries, availability
 
-    /// Header names recognised exactly (compared lower case, letters and digits only), including the
-    /// question titles of the Google Forms export in fixtures/get-involved.
+    /// Header names recognised exactly (compared lower case, letters and digits only): the names of
+    /// the students.csv column the question fills, then the questionnaire's own.
     var aliases: [String] {
+        let column = KindCatalog.students.columns.first { $0.name == rawValue && studentColumn }
+        return (column.map { [$0.name] + $0.aliases } ?? []) + questionTitles
+    }
+
+    /// The question fills the students.csv column of its name.
+    private var studentColumn: Bool {
+        switch self {
+        case .firstName, .lastName, .email, .phone, .sex, .schoolYear, .campus, .ministries: true
+        case .timestamp, .name, .availability: false
+        }
+    }
+
+    /// Names only a questionnaire gives its columns, including the question titles of the Google
+    /// Forms export in fixtures/get-involved.
+    private var questionTitles: [String] {
         switch self {
         case .timestamp: ["timestamp", "submitted", "submitted at", "submission time", "date"]
         case .name: ["name", "full name", "your name", "what is your name?", "what's your name?", "student"]
-        case .firstName: ["first name", "first", "given name", "firstname", "what is your first name?"]
-        case .lastName: ["last name", "last", "surname", "family name", "lastname", "what is your last name?"]
-        case .email: ["email", "e-mail", "email address", "e-mail address", "mail", "your email",
-                      "what is your email address?"]
-        case .phone: ["phone", "phone number", "mobile", "cell", "cell phone", "mobile phone", "telephone",
-                      "what is your phone number?"]
-        case .sex: ["sex", "gender", "what is your sex?", "are you male or female?"]
-        case .schoolYear: ["school year", "year", "class", "year in school", "what year are you in school?",
-                           "class standing", "grade"]
-        case .campus: ["campus", "school", "college", "university", "which campus do you attend?",
-                       "what school do you attend?"]
-        case .ministries: ["ministries", "ministry", "which ministries are you interested in?",
+        case .firstName: ["what is your first name?"]
+        case .lastName: ["what is your last name?"]
+        case .email: ["your email", "what is your email address?"]
+        case .phone: ["what is your phone number?"]
+        case .sex: ["what is your sex?", "are you male or female?"]
+        case .schoolYear: ["what year are you in school?", "class standing", "grade"]
+        case .campus: ["college", "university", "which campus do you attend?", "what school do you attend?"]
+        case .ministries: ["ministry", "which ministries are you interested in?",
                            "which ministry are you interested in?", "ministries of interest"]
         case .availability: ["availability", "available", "free time", "when are you free to meet each week?",
                              "when are you free?", "when are you available?"]
@@ -216,87 +227,129 @@ struct QuestionnaireReader {
     }
 
     func answer(_ row: TableRow, header: QuestionnaireHeader) -> QuestionnaireAnswer {
-        var answer = QuestionnaireAnswer(line: row.line)
-        answer.diagnostics += row.problems
-        func cell(_ field: PlaceField) -> (text: String, column: Int)? {
-            header.indexes[field].map { (CellNormalizer.trimmedNFC(row.cells[$0]), $0 + 1) }
-        }
-        func problem(_ field: PlaceField, _ column: Int, _ code: DiagnosticCode, _ message: String, hint: String?) {
-            answer.diagnostics.append(Diagnostic(file: displayName, line: row.line, column: column, field: field.rawValue,
-                                                 code: code, message: message, hint: hint))
-        }
-        func reading(_ field: PlaceField, as type: CellType, required: Bool) -> CellReading {
-            guard let (text, column) = cell(field) else { return CellReading() }
-            do throws(CellProblem) {
-                let reading = try CellNormalizer.read(text, as: type)
-                if let warning = reading.warning {
-                    problem(field, column, warning.code, "\(field.rawValue): \(warning.message)", hint: warning.hint)
-                } else if reading.value == nil && reading.gradYear == nil && required {
-                    problem(field, column, .missingValue, "\(field.rawValue) is required but empty",
-                            hint: "ask the student, or fill in the \(field.rawValue) cell")
-                }
-                return reading
-            } catch {
-                problem(field, column, error.code, "\(field.rawValue): \(error.message)", hint: error.hint)
-                return CellReading()
-            }
-        }
-        func value(_ field: PlaceField, as type: CellType, required: Bool) -> String? {
-            reading(field, as: type, required: required).value
-        }
+        var reader = AnswerReader(row: row, header: header, file: displayName)
+        return reader.read()
+    }
+}
 
+/// Reads one row of the questionnaire into an answer, a question at a time, noting each problem.
+private struct AnswerReader {
+    let row: TableRow
+    let header: QuestionnaireHeader
+    let file: String
+    var answer: QuestionnaireAnswer
+
+    init(row: TableRow, header: QuestionnaireHeader, file: String) {
+        self.row = row
+        self.header = header
+        self.file = file
+        answer = QuestionnaireAnswer(line: row.line)
+        answer.diagnostics += row.problems
+    }
+
+    mutating func read() -> QuestionnaireAnswer {
         answer.emailText = cell(.email)?.text.lowercased() ?? ""
         answer.email = value(.email, as: .email, required: true)
-        if header.indexes[.name] != nil, let (text, column) = cell(.name) {
-            let words = text.split(whereSeparator: \.isWhitespace)
-            if words.isEmpty {
-                problem(.name, column, .missingValue, "name is required but empty", hint: "fill in the student's name")
-            } else if words.count == 1 {
-                answer.firstName = String(words[0])
-                problem(.name, column, .missingValue, "name \"\(text)\" has no last name",
-                        hint: "write the first and last name, e.g. Ana Flores")
-            } else {
-                answer.firstName = String(words[0])
-                answer.lastName = words.dropFirst().joined(separator: " ")
-            }
-        } else {
-            answer.firstName = value(.firstName, as: .text, required: true)
-            answer.lastName = value(.lastName, as: .text, required: true)
-        }
+        readName()
         answer.phone = value(.phone, as: .phone, required: false)
         answer.sex = value(.sex, as: .personSex, required: true)
         let year = reading(.schoolYear, as: .schoolYear, required: true)
         answer.schoolYear = year.value.flatMap { Int($0) }
         answer.gradYear = year.gradYear.flatMap { Int($0) }
-        if let (text, column) = cell(.campus) {
-            answer.campusText = text
-            answer.campusColumn = column
-            if text.isEmpty {
-                problem(.campus, column, .missingValue, "campus is required but empty", hint: "fill in the campus (name or code)")
-            }
-        }
-        if let (text, column) = cell(.ministries) {
-            answer.ministriesText = text
-            answer.ministriesColumn = column
-            if text.split(whereSeparator: { $0 == ";" || $0 == "," }).allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
-                problem(.ministries, column, .missingValue, "ministries is required but empty",
-                        hint: "fill in at least one ministry (name or code)")
-            }
-        }
-        if let (text, column) = cell(.availability) {
-            answer.availabilityText = text
-            if text.isEmpty {
-                problem(.availability, column, .missingValue, "availability is required but empty",
-                        hint: AvailabilityError.hint)
-            } else {
-                do throws(AvailabilityError) {
-                    answer.availability = try Availability.parse(text)
-                } catch {
-                    answer.availabilityUnreadable = true
-                    problem(.availability, column, .typeError, error.description, hint: AvailabilityError.hint)
-                }
-            }
-        }
+        readCampus()
+        readMinistries()
+        readAvailability()
         return answer
+    }
+
+    /// The first and last name, from their columns or split from the whole name.
+    private mutating func readName() {
+        guard header.indexes[.name] != nil, let (text, column) = cell(.name) else {
+            answer.firstName = value(.firstName, as: .text, required: true)
+            answer.lastName = value(.lastName, as: .text, required: true)
+            return
+        }
+        let words = text.split(whereSeparator: \.isWhitespace)
+        if words.isEmpty {
+            problem(.name, column, .missingValue, "name is required but empty", hint: "fill in the student's name")
+        } else if words.count == 1 {
+            answer.firstName = String(words[0])
+            problem(.name, column, .missingValue, "name \"\(text)\" has no last name",
+                    hint: "write the first and last name, e.g. Ana Flores")
+        } else {
+            answer.firstName = String(words[0])
+            answer.lastName = words.dropFirst().joined(separator: " ")
+        }
+    }
+
+    /// The campus as written (matched by `Placer`).
+    private mutating func readCampus() {
+        guard let (text, column) = cell(.campus) else { return }
+        answer.campusText = text
+        answer.campusColumn = column
+        if text.isEmpty {
+            problem(.campus, column, .missingValue, "campus is required but empty",
+                    hint: "fill in the campus (name or code)")
+        }
+    }
+
+    /// The ministries as written (split by `Placer`); at least one is named.
+    private mutating func readMinistries() {
+        guard let (text, column) = cell(.ministries) else { return }
+        answer.ministriesText = text
+        answer.ministriesColumn = column
+        if text.split(whereSeparator: { $0 == ";" || $0 == "," }).allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
+            problem(.ministries, column, .missingValue, "ministries is required but empty",
+                    hint: "fill in at least one ministry (name or code)")
+        }
+    }
+
+    /// The availability, parsed; an unreadable one is noted as such, for the report.
+    private mutating func readAvailability() {
+        guard let (text, column) = cell(.availability) else { return }
+        answer.availabilityText = text
+        guard !text.isEmpty else {
+            problem(.availability, column, .missingValue, "availability is required but empty",
+                    hint: AvailabilityError.hint)
+            return
+        }
+        do throws(AvailabilityError) {
+            answer.availability = try Availability.parse(text)
+        } catch {
+            answer.availabilityUnreadable = true
+            problem(.availability, column, .typeError, error.description, hint: AvailabilityError.hint)
+        }
+    }
+
+    private func cell(_ field: PlaceField) -> (text: String, column: Int)? {
+        header.indexes[field].map { (CellNormalizer.trimmedNFC(row.cells[$0]), $0 + 1) }
+    }
+
+    private mutating func problem(_ field: PlaceField, _ column: Int, _ code: DiagnosticCode, _ message: String,
+                                  hint: String?) {
+        answer.diagnostics.append(Diagnostic(file: file, line: row.line, column: column, field: field.rawValue,
+                                             code: code, message: message, hint: hint))
+    }
+
+    /// The cell read as `type`, its warning or its error noted, and a required one that is empty.
+    private mutating func reading(_ field: PlaceField, as type: CellType, required: Bool) -> CellReading {
+        guard let (text, column) = cell(field) else { return CellReading() }
+        do throws(CellProblem) {
+            let reading = try CellNormalizer.read(text, as: type)
+            if let warning = reading.warning {
+                problem(field, column, warning.code, "\(field.rawValue): \(warning.message)", hint: warning.hint)
+            } else if reading.value == nil && reading.gradYear == nil && required {
+                problem(field, column, .missingValue, "\(field.rawValue) is required but empty",
+                        hint: "ask the student, or fill in the \(field.rawValue) cell")
+            }
+            return reading
+        } catch {
+            problem(field, column, error.code, "\(field.rawValue): \(error.message)", hint: error.hint)
+            return CellReading()
+        }
+    }
+
+    private mutating func value(_ field: PlaceField, as type: CellType, required: Bool) -> String? {
+        reading(field, as: type, required: required).value
     }
 }
