@@ -112,7 +112,7 @@ struct MergeSQL {
             column.target.map { column.reference == nil && column.type == .email ? "(lower(\($0.name)))" : $0.name }
         }
         let columns = spec.targetColumns.filter(\.updatable).map(\.name)
-        let assignments = columns.map { "\($0) = excluded.\($0)" } + (spec.retirement?.restore ?? [])
+        let assignments = columns.map { "\($0) = excluded.\($0)" } + (spec.retirement?.restore.map(\.sql) ?? [])
         var changes = "row(\(columns.map { "t.\($0)" }.joined(separator: ", "))) is distinct from "
             + "row(\(columns.map { "excluded.\($0)" }.joined(separator: ", ")))"
         if let comesBack = spec.retirement?.comesBack(over: "t") { changes = "(\(changes) or \(comesBack))" }

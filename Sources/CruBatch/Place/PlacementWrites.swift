@@ -85,7 +85,7 @@ extension Placement {
     @discardableResult
     private func merge(_ rows: [[String?]], as spec: KindSpec) throws -> Int {
         let encoder = StagingEncoder(spec: spec)
-        try connection.execute(encoder.createTableSQL)
+        try connection.execute(PostgresQuery(unsafeSQL: encoder.createTableSQL))
         defer { try? connection.execute("drop table if exists stage") }
         var staged: [UInt8] = []
         for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
