@@ -603,21 +603,10 @@ ALTER TABLE public.ministry_teams ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     CACHE 1
 );
 
-CREATE TABLE public.nightly_runs (
-    id bigint NOT NULL,
+CREATE TABLE public.nightly_folders (
     out_dir text NOT NULL,
-    folder text NOT NULL,
-    finished_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT nightly_runs_out_dir_check CHECK ((out_dir ~~ '/%'::text))
-);
-
-ALTER TABLE public.nightly_runs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME public.nightly_runs_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
+    last_written_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT nightly_folders_out_dir_check CHECK ((out_dir ~~ '/%'::text))
 );
 
 CREATE TABLE public.notification_kinds (
@@ -965,8 +954,8 @@ ALTER TABLE ONLY public.ministry_teams
 ALTER TABLE ONLY public.ministry_teams
     ADD CONSTRAINT ministry_teams_pkey PRIMARY KEY (id);
 
-ALTER TABLE ONLY public.nightly_runs
-    ADD CONSTRAINT nightly_runs_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.nightly_folders
+    ADD CONSTRAINT nightly_folders_pkey PRIMARY KEY (out_dir);
 
 ALTER TABLE ONLY public.notification_kinds
     ADD CONSTRAINT notification_kinds_pkey PRIMARY KEY (kind);

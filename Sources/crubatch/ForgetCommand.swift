@@ -12,7 +12,7 @@ struct ForgetCommand: ParsableCommand {
 
         What forget cannot reach: emails already sent, copies outside the nightly folders (downloads, files mailed on, --out of single exports), and backups of the database or of the exports.
 
-        The database erasure commits first. If an export file cannot be rewritten, it is left whole as it was, the report marks it NOT CLEANED, and the exit code is 73: fix the cause and run forget again with --exports DIR (the same email still finds the files, by the old values).
+        The database erasure commits first. If an export file cannot be rewritten, it is left whole as it was, the report marks it NOT CLEANED, and the exit code is 73: fix the cause and delete those files (the database no longer knows the person, so forget cannot find them again; the next nightly writes its own files again).
 
         Example:
           crubatch forget jchang@calpoly.edu

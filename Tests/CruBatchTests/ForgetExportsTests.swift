@@ -80,6 +80,33 @@ struct ForgetExportsTests {
         }
     }
 
+    @Test("a forgotten leader's phone leaves the rosters' leader lists too, where a formula guard stands before it")
+    func forgetLeaderInLeaderLists() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        // A leader listed first in a group: a roster writes `'+1805...` for that list, as for any cell
+        // a spreadsheet would run as a formula.
+        let email = try database.connect().query("""
+            update people p set phone = '+18055559877' where p.id = (
+                select gl.person_id from group_leaders gl join people l on l.id = gl.person_id
+                where l.phone is not null order by gl.position, l.email limit 1)
+            returning email
+            """).scalar(String.self)
+        let out = try scratch.folder("exports")
+        #expect(try database.run(["nightly", "--out", out, "--date", "2026-09-01"]).status == 0)
+        let roster = "\(out)/2026-09-01/rosters/all.csv"
+        try #require(try String(contentsOfFile: roster, encoding: .utf8).contains("'+18055559877"))
+
+        let forget = try database.run(["forget", email, "--exports", out])
+        #expect(forget.status == 0, "\(forget.stderr)")
+        for file in files(under: out) {
+            #expect(!(try text(of: out + "/" + file)).contains("8055559877"), "\(file) still holds the phone")
+        }
+        // A list's first item, replaced, is still guarded against running as a formula.
+        let rewritten = try String(contentsOfFile: roster, encoding: .utf8)
+        #expect(!rewritten.contains(",+1") && !rewritten.contains("\"+1"), "an unguarded phone placeholder")
+        try expectManifestsMatch(out)
+    }
+
     @Test("forget --exports removes the person from every kept nightly folder (CSV, workbooks) and updates manifests")
     func forgetCleansDatedFolders() throws {
         let (database, email, name, phone) = try riderToForget()

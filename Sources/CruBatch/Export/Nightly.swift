@@ -16,6 +16,18 @@ public struct NightlyExport {
         public var crubatchVersion: String
         public var files: [ExportedFile]
         public var errors: [SkippedFile]
+
+        /// Writes the manifest to `path` as one JSON document, whole or not at all.
+        func write(to path: String) throws {
+            let file = try AtomicFile(path: path)
+            try file.write(Array(try JSONOutput.encoder().encode(self)) + [0x0A])
+            try file.commit()
+        }
+
+        /// The manifest nightly wrote to `path`.
+        static func read(from path: String) throws -> Manifest {
+            try JSONOutput.decoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        }
     }
 
     /// A file the data kept out of the dated folder, or a row a written file left out; everything
@@ -96,10 +108,11 @@ public struct NightlyExport {
         try? fileManager.removeItem(atPath: temporary)
         do {
             let manifest = try export(into: temporary, date: name)
+            // Recorded before the folder appears, so no published folder is ever unknown to forget.
+            try remember()
             try replace(final, with: temporary)
             let newest = try pointLatestAtNewest(orAt: name)
             try prune(sparing: [name, newest])
-            try remember()
             return (final, manifest)
         } catch {
             try? fileManager.removeItem(atPath: temporary)
@@ -156,28 +169,26 @@ public struct NightlyExport {
             }
         }
         let manifest = Manifest(date: date, crubatchVersion: CruBatchVersion.current, files: files, errors: errors)
-        let file = try AtomicFile(path: folder + "/manifest.json")
-        try file.write(Array(try JSONOutput.encoder().encode(manifest)) + [0x0A])
-        try file.commit()
+        try manifest.write(to: folder + "/manifest.json")
         return manifest
     }
 
     private var latestPath: String { outputDirectory + "/latest" }
 
-    /// Records the output folder (absolute) in `nightly_runs`, so `forget` finds the folders that
+    /// Records the output folder (absolute) in `nightly_folders`, so `forget` finds the folders that
     /// hold copies of a person without being told where they are.
     private func remember() throws {
         guard let resolved = realpath(outputDirectory, nil) else { throw OutputError.fromErrno(outputDirectory) }
         defer { free(resolved) }
         try connection.query("""
-            insert into nightly_runs (out_dir, folder)
-            values (\(String(cString: resolved)), \(Self.folderName(for: date)))
+            insert into nightly_folders (out_dir) values (\(String(cString: resolved)))
+            on conflict (out_dir) do update set last_written_at = now()
             """)
     }
 
     /// The folder the last nightly run wrote into, if nightly has run against this database.
     public static func rememberedDirectory(connection: PostgresConnection) throws -> String? {
-        try connection.query("select out_dir from nightly_runs order by id desc limit 1").rows.first?
+        try connection.query("select out_dir from nightly_folders order by last_written_at desc limit 1").rows.first?
             .decode(String.self, 0)
     }
 

@@ -20,18 +20,25 @@ struct ForgottenPerson: Sendable {
     /// Whether one cell holds them: their email (any case), their full name, or their phone in any
     /// layout people write it.
     func isNamed(by cell: String) -> Bool {
-        let value = cell.trimmingCharacters(in: .whitespaces)
+        let value = Self.unguarded(cell)
         return value.lowercased() == email || value == fullName || isTheirPhone(value)
     }
 
     /// Whether a record holds them: their email or phone, or their name (full, or first and last side
     /// by side) on a record that gives no one else's email or phone (a namesake's row stays).
     func isIn(_ cells: [String]) -> Bool {
-        let values = cells.map { $0.trimmingCharacters(in: .whitespaces) }
+        let values = cells.map(Self.unguarded)
         if values.contains(where: { $0.lowercased() == email || isTheirPhone($0) }) { return true }
         let named = values.contains(fullName)
             || zip(values, values.dropFirst()).contains { $0 == firstName && $1 == lastName }
         return named && !values.contains { $0.contains("@") || Self.phoneDigits(of: $0) != nil }
+    }
+
+    /// A cell as the database held it: without the spaces around it, and without the `'` a roster
+    /// puts before a cell a spreadsheet would run as a formula (`'+18055550123`).
+    static func unguarded(_ cell: String) -> String {
+        let value = cell.trimmingCharacters(in: .whitespaces)
+        return value.hasPrefix("'") ? String(value.dropFirst()) : value
     }
 
     private func isTheirPhone(_ value: String) -> Bool {
@@ -53,7 +60,7 @@ struct ForgottenPerson: Sendable {
         let items = cell.split(separator: ";", omittingEmptySubsequences: false).compactMap { item -> String? in
             guard isNamed(by: String(item)) else { return String(item) }
             let lead = item.prefix(while: { $0 == " " })
-            let value = item.trimmingCharacters(in: .whitespaces)
+            let value = Self.unguarded(String(item))
             let replacement = value.lowercased() == email ? placeholderEmail
                 : value == fullName ? placeholderName : placeholderPhone
             return replacement.isEmpty ? nil : lead + replacement
@@ -107,10 +114,16 @@ struct NightlyScrubber {
 
     private func scrub(folder: String, into outcome: inout NightlyCleanup) {
         let root = directory + "/" + folder
-        var rewritten: [String: ExportedFile] = [:]
+        var rewritten: [String: RewrittenFile] = [:]
         var removed: [String] = []
         for subfolder in Self.subfolders where isRealFolder(root + "/" + subfolder) {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + subfolder)) ?? []
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: root + "/" + subfolder)
+            } catch {
+                outcome.failures.append("\(folder)/\(subfolder): cannot list the folder: \(error.localizedDescription)")
+                continue
+            }
             for name in names.sorted() where !name.hasPrefix(".") {
                 let relative = subfolder + "/" + name
                 let path = root + "/" + relative
@@ -121,7 +134,9 @@ struct NightlyScrubber {
                             guard unlink(path) == 0 else { throw OutputError.fromErrno(path) }
                             removed.append(relative)
                         }
-                    } else if name.hasSuffix(".csv"), let file = try rewriteCSV(path, hasHeader: subfolder != "rides") {
+                    } else if name.hasSuffix(".csv"),
+                              let file = try rewriteCSV(path, hasHeader: subfolder != "rides",
+                                                        guardsFormulas: subfolder != "data") {
                         rewritten[relative] = file
                     }
                 } catch {
@@ -141,9 +156,10 @@ struct NightlyScrubber {
 
     /// Rewrites a CSV file without the records that hold the person; returns its new size, checksum
     /// and count of data rows lost, or nil when it does not hold them. Records that do not change
-    /// keep their bytes. In a file with a header, the columns about leaders are lists whose
-    /// items are replaced.
-    private func rewriteCSV(_ path: String, hasHeader: Bool) throws -> ExportedFile? {
+    /// keep their bytes; a changed one is written as the file wrote it (its line end, and a `'`
+    /// before a cell a spreadsheet would run, in the files for people: `guardsFormulas`). In a file
+    /// with a header, the columns about leaders are lists whose items are replaced.
+    private func rewriteCSV(_ path: String, hasHeader: Bool, guardsFormulas: Bool) throws -> RewrittenFile? {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         var lineStarts = [0]
         for (index, byte) in bytes.enumerated() where byte == 0x0A && index + 1 < bytes.count {
@@ -185,7 +201,11 @@ struct NightlyScrubber {
             if replaced == fields {
                 output += raw
             } else {
-                CSVWriter().append(replaced, to: &output)
+                var record: [UInt8] = []
+                CSVWriter(neutralizeFormulas: guardsFormulas).append(replaced, to: &record)
+                // CSVWriter ends a record with CRLF; COPY's files end theirs with LF.
+                if !raw.reversed().starts(with: [0x0A, 0x0D]) { record.remove(at: record.count - 2) }
+                output += record
                 changed = true
             }
         }
@@ -194,7 +214,7 @@ struct NightlyScrubber {
         try file.write(output)
         let (size, digest) = try file.commit()
         // Rides files count cars, which stay; the other files count data rows.
-        return ExportedFile(file: path, rows: hasHeader ? removedRows : 0, bytes: size, sha256: digest)
+        return RewrittenFile(bytes: size, sha256: digest, removedRows: hasHeader ? removedRows : 0)
     }
 
     /// Whether any cell of any sheet of a workbook holds the person.
@@ -210,25 +230,30 @@ struct NightlyScrubber {
     }
 
     /// Writes the folder's manifest again (as nightly writes it): rewritten files get their new
-    /// size, checksum and rows (`rows` in `rewritten` is how many were removed), removed workbooks
-    /// move to `errors`.
-    private func updateManifest(_ path: String, rewritten: [String: ExportedFile], removed: [String]) throws {
+    /// size, checksum and rows, removed workbooks move to `errors`.
+    private func updateManifest(_ path: String, rewritten: [String: RewrittenFile], removed: [String]) throws {
         guard isRegularFile(path) else { throw OutputError(path: path, reason: "missing or not a regular file") }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        var manifest = try decoder.decode(NightlyExport.Manifest.self, from: data)
+        var manifest = try NightlyExport.Manifest.read(from: path)
         manifest.files = manifest.files.compactMap { entry in
             if removed.contains(entry.file) { return nil }
             guard let new = rewritten[entry.file] else { return entry }
-            return ExportedFile(file: entry.file, rows: entry.rows - new.rows, bytes: new.bytes, sha256: new.sha256)
+            var updated = entry
+            updated.rows -= new.removedRows
+            updated.bytes = new.bytes
+            updated.sha256 = new.sha256
+            return updated
         }
         manifest.errors += removed.map {
             NightlyExport.SkippedFile(file: $0, error: "removed by forget: it held a forgotten person")
         }
-        let file = try AtomicFile(path: path)
-        try file.write(Array(try JSONOutput.encoder().encode(manifest)) + [0x0A])
-        try file.commit()
+        try manifest.write(to: path)
+    }
+
+    /// A CSV file as `rewriteCSV` left it: its new size and checksum, and how many data rows it lost.
+    private struct RewrittenFile {
+        let bytes: Int
+        let sha256: String
+        let removedRows: Int
     }
 
     private func isRealFolder(_ path: String) -> Bool { fileType(path) == S_IFDIR }

@@ -97,9 +97,7 @@ struct PersonalColumns: Sendable {
     /// names a person (a ride offer's driver); nil when the table's rows are no one's.
     private func personColumn(of table: String) -> String? {
         if table == Self.people { return "id" }
-        return kinds.lazy.filter { $0.table == table }.compactMap { spec in
-            spec.keys.first { $0.reference?.table == Self.people }?.target?.name
-        }.first
+        return kinds.lazy.filter { $0.table == table }.compactMap(\.personKey).first
     }
 
     /// Columns of `table` that no file sets and that hold nothing personal: bookkeeping, the flags
@@ -112,4 +110,9 @@ struct PersonalColumns: Sendable {
             }
         }
     }
+}
+
+extension KindSpec {
+    /// The key column that names a person (a ride offer's driver); nil when the kind's rows are no one's.
+    var personKey: String? { keys.first { $0.reference?.table == PersonalColumns.people }?.target?.name }
 }

@@ -10,6 +10,13 @@ enum JSONOutput {
         return encoder
     }
 
+    /// The decoder that reads what `encoder()` wrote (a manifest read back).
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+
     /// The document as text; our report types hold only strings, numbers and booleans, which always encode.
     static func encode(_ value: some Encodable) -> String {
         guard let data = try? encoder().encode(value) else { return "{}" }

@@ -48,7 +48,8 @@ public struct PersonalDataEraser {
             lines += exports.failures.map { "  NOT CLEANED \($0)" }
             if exportsFailed {
                 lines.append("the database erasure is committed, but the files above marked NOT CLEANED still hold "
-                    + "the person: fix the cause and run forget again with --exports (it finds them by the old values)")
+                    + "the person, and the database no longer knows them: fix the cause and delete those files "
+                    + "(the next nightly writes its own again)")
             }
             return lines.joined(separator: "\n")
         }
@@ -77,8 +78,10 @@ public struct PersonalDataEraser {
         guard let personID = try connection.query("select id from people where lower(email) = \(email)").scalar(Int?.self) else {
             throw CruBatchError.refused("no person has this email; nothing was changed")
         }
-        if let exports, !FileManager.default.fileExists(atPath: exports) {
-            throw CruBatchError.usage("--exports \(exports): no such folder; nothing was changed")
+        var isFolder: ObjCBool = false
+        if let exports, !FileManager.default.fileExists(atPath: exports, isDirectory: &isFolder) || !isFolder.boolValue {
+            throw CruBatchError.usage("--exports \(exports): no such folder (give the folder nightly writes into, "
+                + "its --out); nothing was changed")
         }
         let before = try connection.query("""
             select first_name, last_name, phone from people where id = \(personID)
@@ -162,8 +165,7 @@ public struct PersonalDataEraser {
     /// that are cancelled rather than archived); returns how many.
     private func cancelRides(of personID: Int) throws -> Int {
         try [Kind.rideOffers, .rideRequests].map(KindSpec.of).reduce(0) { cancelled, spec in
-            guard let retirement = spec.retirement,
-                  let person = spec.keys.first(where: { $0.reference?.table == "people" })?.target?.name else { return cancelled }
+            guard let retirement = spec.retirement, let person = spec.personKey else { return cancelled }
             return cancelled + (try connection.query("""
                 update \(identifier: spec.table) r set \(unescaped: retirement.retire)
                 where r.\(identifier: person) = \(personID) and \(unescaped: retirement.isCurrent(over: "r"))
