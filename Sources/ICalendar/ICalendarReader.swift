@@ -87,7 +87,8 @@ public enum ICalendarReader {
     /// Whether the bytes look like an iCalendar file: `BEGIN:VCALENDAR` first, after a BOM and blank
     /// lines, in UTF-8 or UTF-16.
     public static func looksLikeICalendar(_ bytes: [UInt8]) -> Bool {
-        let utf8 = utf16CodeUnits(of: bytes).map { Array(String(decoding: $0.units, as: UTF16.self).utf8) } ?? bytes
+        let head = Array(bytes.prefix(4_096))  // enough for a BOM, blank lines and the first line
+        let utf8 = utf16CodeUnits(of: head).map { Array(String(decoding: $0.units, as: UTF16.self).utf8) } ?? head
         let text = utf8.dropFirst(utf8.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0)
             .drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         let expected = "BEGIN:VCALENDAR"

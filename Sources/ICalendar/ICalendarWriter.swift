@@ -40,7 +40,7 @@ public struct ICalendarWriter: Sendable {
         var lastYear = years.upperBound
         for event in events {
             guard seenUIDs.insert(event.uid).inserted else { throw CalendarError.duplicateUID(event.uid) }
-            try Self.validate(event)
+            if let reason = Self.problem(with: event) { throw CalendarError.invalidEvent(uid: event.uid, reason: reason) }
             // An all-day event is written without a zone, so it needs no VTIMEZONE.
             if event.isAllDay { continue }
             if zones[event.timeZone] == nil {
@@ -90,54 +90,44 @@ public struct ICalendarWriter: Sendable {
     /// Why `render` would refuse this event on its own (its end not after its start, a bad RRULE ...),
     /// or nil when it can be written: a caller leaves such an event out instead of losing the calendar.
     public static func problem(with event: CalendarEvent) -> String? {
-        do {
-            try validate(event)
-            return nil
-        } catch {
-            guard case .invalidEvent(_, let reason) = error else { return error.description }
-            return reason
-        }
-    }
-
-    private static func validate(_ event: CalendarEvent) throws(CalendarError) {
-        func fail(_ reason: String) -> CalendarError { .invalidEvent(uid: event.uid, reason: reason) }
-        if event.uid.isEmpty { throw fail("the UID is empty") }
+        if event.uid.isEmpty { return "the UID is empty" }
         if event.uid.unicodeScalars.contains(where: ICalFormat.isControl) {
-            throw fail("the UID holds a control character")
+            return "the UID holds a control character"
         }
-        if !event.start.isValid { throw fail("start \(event.start) is not a valid date and time") }
+        if !event.start.isValid { return "start \(event.start) is not a valid date and time" }
         switch event.end {
         case .at(let end):
-            if !end.isValid { throw fail("end \(end) is not a valid date and time") }
+            if !end.isValid { return "end \(end) is not a valid date and time" }
             if event.isAllDay ? end.startOfDay <= event.start.startOfDay : end <= event.start {
-                throw fail("end \(end) is not after start \(event.start)")
+                return "end \(end) is not after start \(event.start)"
             }
         case .duration(let seconds):
-            if seconds < 0 { throw fail("duration \(seconds)s is negative") }
+            if seconds < 0 { return "duration \(seconds)s is negative" }
             if event.isAllDay && (seconds == 0 || seconds % 86_400 != 0) {
-                throw fail("an all-day event lasts a whole number of days, not \(seconds)s")
+                return "an all-day event lasts a whole number of days, not \(seconds)s"
             }
         }
         if let url = event.url, url.isEmpty || url.unicodeScalars.contains(where: { ICalFormat.isControl($0) || $0 == " " }) {
-            throw fail("the URL is empty or holds a space or control character")
+            return "the URL is empty or holds a space or control character"
         }
         switch event.recurrence {
         case .weekly(let recurrence)?:
             if event.start.weekday != recurrence.weekday {
-                throw fail("start \(event.start) is a \(event.start.weekday), not a \(recurrence.weekday) as BYDAY=\(recurrence.weekday.rawValue) says")
+                return "start \(event.start) is a \(event.start.weekday), not a \(recurrence.weekday) as BYDAY=\(recurrence.weekday.rawValue) says"
             }
             if let until = recurrence.until {
-                if !until.isValid { throw fail("UNTIL \(until) is not a valid date and time") }
-                if until < event.start { throw fail("UNTIL \(until) is before start \(event.start)") }
+                if !until.isValid { return "UNTIL \(until) is not a valid date and time" }
+                if until < event.start { return "UNTIL \(until) is before start \(event.start)" }
             }
         case .rule(let rule)?:
-            if let problem = RecurrenceRule.problem(in: rule) { throw fail("RRULE \(String(reflecting: rule)): \(problem)") }
+            if let problem = RecurrenceRule.problem(in: rule) { return "RRULE \(String(reflecting: rule)): \(problem)" }
         case nil:
-            if !event.exceptions.isEmpty { throw fail("exceptions (EXDATE) need a recurrence") }
+            if !event.exceptions.isEmpty { return "exceptions (EXDATE) need a recurrence" }
         }
         if let exception = event.exceptions.first(where: { !$0.isValid }) {
-            throw fail("exception \(exception) is not a valid date and time")
+            return "exception \(exception) is not a valid date and time"
         }
+        return nil
     }
 
     /// One VEVENT; `zone` is the event's time zone (nil for an all-day event, written without one).

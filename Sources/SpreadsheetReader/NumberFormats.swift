@@ -69,7 +69,7 @@ enum NumberFormat: Sendable, Equatable {
             return String(repeating: "0", count: digits - plain.count) + plain
         case .date(let hasDay, let hasTime):
             // Excel shows ##### for a serial outside its dates; the digits let a date column say why.
-            guard DateSystem.serials.contains(value) else { return Self.digits(value) }
+            guard dateSystem.serials.contains(value) else { return Self.digits(value) }
             return dateSystem.text(ofSerial: value, day: hasDay, time: hasTime)
         }
     }
@@ -87,8 +87,8 @@ enum DateSystem: Sendable, Equatable {
     case from1900
     case from1904
 
-    /// The serial numbers Excel shows as dates: up to 9999-12-31 in the 1900 system.
-    static let serials: Range<Double> = 0..<2_958_466
+    /// The serial numbers Excel shows as dates: up to 9999-12-31 (1,462 days fewer from 1904).
+    var serials: Range<Double> { 0..<(self == .from1900 ? 2_958_466 : 2_957_004) }
 
     /// `2026-11-22`, `19:00`, `19:00:30` or `2026-11-22T19:00:00`, as the cell's format shows.
     /// A date format with a time of day in its value keeps the time.

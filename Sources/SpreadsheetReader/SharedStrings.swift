@@ -40,7 +40,7 @@ struct SharedStrings: Sendable {
         if collector.isOverLimit {
             let limit = WorkbookLimits.size(package.limits.maxSharedStringBytes)
             throw .notAWorkbook(path: package.path, reason: "its shared strings take more than \(limit) of memory, "
-                                + "more than crubatch holds")
+                                + "more than crubatch holds (a CSV UTF-8 file has no such limit)")
         }
         guard parsed && collector.complete else {
             let reason = stream.failure?.message ?? (parser.parserError == nil ? "its XML ends before it is complete" : malformedXML(parser))

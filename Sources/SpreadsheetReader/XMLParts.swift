@@ -56,6 +56,9 @@ struct PrologCheck {
         case undecided
         /// The prolog runs past `limit` bytes: no spreadsheet program writes that much before the root.
         case tooLong
+        /// A byte order mark of UTF-16 or a NUL byte: not the UTF-8 every spreadsheet program writes,
+        /// and a declaration in it would go unseen.
+        case notUTF8
 
         /// Why a part with this prolog is not read; nil while it may be.
         var refusal: String? {
@@ -64,6 +67,7 @@ struct PrologCheck {
             case .declaresDocumentType:
                 "it declares a document type (<!DOCTYPE ...>), which no spreadsheet program writes: its entities are not read"
             case .tooLong: "its XML has more than \(PrologCheck.limit) bytes before its first element"
+            case .notUTF8: "its XML is not UTF-8, which every spreadsheet program writes"
             }
         }
     }
@@ -91,6 +95,7 @@ struct PrologCheck {
 
     /// Steps over the XML declaration, processing instructions, comments and white space.
     private static func judge(_ bytes: [UInt8]) -> Verdict {
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) || bytes.contains(0) { return .notUTF8 }
         var index = 0
         func starts(_ text: String, at position: Int) -> Bool? {
             let expected = Array(text.utf8)

@@ -67,7 +67,9 @@ struct ExportOutputOptions: ParsableArguments {
                 printError("wrote \(file.rows) \(what) to \(file.file) (\(file.bytes) bytes)")
             }
             // Rows the file cannot hold are left out, named, and make the exit 1: the rest is written.
-            for row in file.leftOut ?? [] { printError("crubatch: left \(row.label) out: \(row.reason)") }
+            for row in file.leftOut ?? [] {
+                printError("crubatch: left \(row.label) out: \(row.reason)\n  hint: \(LeftOutRow.hint)")
+            }
             return file.leftOut == nil ? .ok : .rejected
         }
     }

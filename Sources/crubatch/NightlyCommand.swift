@@ -48,7 +48,8 @@ struct NightlyCommand: ParsableCommand {
             let (folder, manifest) = try job.run()
             for skipped in manifest.errors {
                 if let row = skipped.row {
-                    console.warn("crubatch: left \(row) out of \(skipped.file ?? "a file"): \(skipped.error)")
+                    console.warn("crubatch: left \(row) out of \(skipped.file ?? "a file"): \(skipped.error)\n"
+                                 + "  hint: \(LeftOutRow.hint)")
                 } else {
                     console.warn("crubatch: skipped \(skipped.file ?? "a file"): \(skipped.error)")
                 }

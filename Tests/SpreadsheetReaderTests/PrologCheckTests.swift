@@ -14,6 +14,16 @@ struct PrologCheckTests {
         ("<worksheet><!DOCTYPE after the root is not a prolog/></worksheet>", .clean),
     ]
 
+    @Test("UTF-16, where an ASCII scan would miss a declaration, is refused")
+    func utf16() {
+        let declaration = #"<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE w [<!ENTITY x "y">]><w/>"#
+        let littleEndian = [UInt8]([0xFF, 0xFE]) + declaration.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(PrologCheck.check(Data(littleEndian)) == .notUTF8)
+        let withoutMark = declaration.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        #expect(PrologCheck.check(Data(withoutMark)) == .notUTF8)
+        #expect(PrologCheck.Verdict.notUTF8.refusal?.contains("not UTF-8") == true)
+    }
+
     @Test("whole, and split at every byte", arguments: cases)
     func verdicts(_ text: String, _ expected: PrologCheck.Verdict) {
         #expect(PrologCheck.check(Data(text.utf8)) == expected)

@@ -23,6 +23,10 @@ public struct LeftOutRow: Sendable, Codable, Equatable {
 
     /// `event "aia-beach-day"`, for messages.
     public var label: String { "\(kind) \(String(reflecting: code))" }
+
+    /// What to do about a row left out, for people.
+    public static let hint = "correct the row in the sheet or calendar it came from and import that again; "
+        + "every other row was written"
 }
 
 /// Data in the database that one export cannot be written from: a code that cannot name a file, a

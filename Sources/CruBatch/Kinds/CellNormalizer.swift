@@ -411,11 +411,12 @@ enum CellNormalizer {
             let hex = String(value, radix: 16, uppercase: true)
             return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         }
-        for (offset, scalar) in text.unicodeScalars.enumerated() {
+        let scalars = Array(text.unicodeScalars)
+        for (offset, scalar) in scalars.enumerated() {
             let value = scalar.value
             if invisibleFormatting.contains(value) {
                 let isJoiner = value == 0x200C || value == 0x200D
-                if keepsJoiners && isJoiner && joinsLetters(Array(text.unicodeScalars), at: offset) { continue }
+                if keepsJoiners && isJoiner && joinsLetters(scalars, at: offset) { continue }
                 let name = codePoint(value) + " " + (scalar.properties.name ?? "")
                 throw CellProblem(
                     code: .controlCharacter,
