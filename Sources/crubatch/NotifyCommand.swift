@@ -135,10 +135,10 @@ struct NotifyCommand: ParsableCommand {
             }
             let mailTransport: MailTransport
             // A JSON preview prints its messages inside the one document, after the run.
-            let collector = CollectingTransport()
+            let collector = transport == .stdout && console.json ? CollectingTransport() : nil
             switch transport {
             case .stdout:
-                mailTransport = console.json ? collector : StdoutTransport()
+                mailTransport = collector ?? StdoutTransport()
             case .smtp:
                 guard let url = smtpURL ?? environment["CRUBATCH_SMTP_URL"], !url.isEmpty else {
                     throw CruBatchError.usage("no mail server: give --smtp-url or set CRUBATCH_SMTP_URL (or use --transport stdout)")
@@ -158,7 +158,7 @@ struct NotifyCommand: ParsableCommand {
             let summary = try notifier.deliverDue()
             let status = summary.exitStatus
             // The text summary goes to stderr: stdout carries the messages of a preview.
-            if console.json && transport == .stdout {
+            if let collector {
                 let messages = collector.messages.map(MessagePreview.init)
                 return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: status)
             }

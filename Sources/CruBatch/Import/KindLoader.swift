@@ -80,9 +80,7 @@ struct KindLoader {
         result.diagnostics += table.takeWarnings()
         result.sha256 = table.sha256Hex
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
-        try connection.execute("set local default_statistics_target = 10")
-        try connection.execute("analyze stage")
-        try connection.execute("reset default_statistics_target")
+        try connection.script("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank)

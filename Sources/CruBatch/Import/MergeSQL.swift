@@ -43,6 +43,14 @@ struct MergeSQL {
 
     var teardown: [PostgresQuery] { tracksLists ? ["drop table merge_touched", "drop table merge_fresh"] : [] }
 
+    /// Whether a stored row `t` differs from its new `values` in `columns`, or comes back from being
+    /// retired.
+    private func differs(_ columns: [String], from values: [String]) -> String {
+        let changes = "row(\(columns.map { "t.\($0)" }.joined(separator: ", "))) is distinct from "
+            + "row(\(values.joined(separator: ", ")))"
+        return spec.retirement?.comesBack(over: "t").map { "(\(changes) or \($0))" } ?? changes
+    }
+
     /// Updates rows whose values differ and restores retired rows the file lists; selects how many
     /// were updated and how many restored. The stored row's old state comes from a second reference
     /// to the table (`o`), since RETURNING sees the new one.
@@ -50,8 +58,7 @@ struct MergeSQL {
         let columns = spec.targetColumns.filter(\.updatable)
         let assignments = (columns.map { "\($0.name) = \(newValue($0))" } + (spec.retirement?.restore.map(\.sql) ?? []))
             .joined(separator: ", ")
-        var changes = "row(\(columns.map { "t.\($0.name)" }.joined(separator: ", "))) is distinct from row(\(columns.map(newValue).joined(separator: ", ")))"
-        if let comesBack = spec.retirement?.comesBack(over: "t") { changes = "(\(changes) or \(comesBack))" }
+        let changes = differs(columns.map(\.name), from: columns.map(newValue))
         var from = resolved, match = spec.keyMatch, restored = "false"
         if let retirement = spec.retirement {
             from += ", \(spec.table) o"
@@ -105,17 +112,16 @@ struct MergeSQL {
     /// clear`); returns the id of each row it inserted or changed. Every stored row it lists is locked
     /// until the transaction ends, an unchanged one too. For a writer that decides its few rows in
     /// memory (`place`), not for a file: it neither counts restored rows nor syncs lists, and a
-    /// conflict on the key is found row by row.
-    var upsert: String {
+    /// conflict on the key is found row by row. A stored row is updated only where `condition` (over
+    /// `t`) holds too, when one is given.
+    func upsert(updatingOnlyWhere condition: SQLFragment? = nil) -> String {
         precondition(!keep && !tracksLists, "an upsert writes every staged value and no list")
-        let conflict = spec.keys.compactMap { column in
-            column.target.map { column.reference == nil && column.type == .email ? "(lower(\($0.name)))" : $0.name }
-        }
+        // An expression in the index (`lower(email)`) is named in parentheses.
+        let conflict = spec.comparedKeys().map { $0.lowered ? "(\($0.expression))" : $0.expression }
         let columns = spec.targetColumns.filter(\.updatable).map(\.name)
         let assignments = columns.map { "\($0) = excluded.\($0)" } + (spec.retirement?.restore.map(\.sql) ?? [])
-        var changes = "row(\(columns.map { "t.\($0)" }.joined(separator: ", "))) is distinct from "
-            + "row(\(columns.map { "excluded.\($0)" }.joined(separator: ", ")))"
-        if let comesBack = spec.retirement?.comesBack(over: "t") { changes = "(\(changes) or \(comesBack))" }
+        var changes = differs(columns, from: columns.map { "excluded.\($0)" })
+        if let condition { changes += " and (\(condition))" }
         return """
             insert into \(spec.table) as t (\(insertedColumns.joined(separator: ", ")))
             select \(insertedValues.joined(separator: ", ")) from \(resolved) order by n.line

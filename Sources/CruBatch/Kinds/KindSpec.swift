@@ -253,14 +253,21 @@ struct KindSpec: Sendable {
     /// The target key columns.
     var keyColumns: [String] { keys.compactMap(\.target?.name) }
 
-    /// How a target row `t` matches a resolved row `n` (emails without regard to case).
-    var keyMatch: String {
+    /// The target key columns as the table's unique index compares them, over `alias` (`t.code`) or
+    /// bare: an email that names no other kind without regard to case (`lower(t.email)`).
+    func comparedKeys(over alias: String? = nil) -> [(column: String, expression: String, lowered: Bool)] {
         keys.compactMap { column in
             column.target.map { target in
-                column.reference == nil && column.type == .email
-                    ? "lower(t.\(target.name)) = n.\(target.name)" : "t.\(target.name) = n.\(target.name)"
+                let name = alias.map { "\($0).\(target.name)" } ?? target.name
+                let lowered = column.reference == nil && column.type == .email
+                return (target.name, lowered ? "lower(\(name))" : name, lowered)
             }
-        }.joined(separator: " and ")
+        }
+    }
+
+    /// How a target row `t` matches a resolved row `n` (emails without regard to case).
+    var keyMatch: String {
+        comparedKeys(over: "t").map { "\($0.expression) = n.\($0.column)" }.joined(separator: " and ")
     }
 
     /// The key's display form for duplicate messages, as SQL over the staging row `s`.

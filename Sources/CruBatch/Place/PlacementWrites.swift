@@ -83,14 +83,16 @@ extension Placement {
     /// locked until the run commits in any case. The rows hold every value (a kept phone included).
     /// Returns how many rows it inserted or updated.
     @discardableResult
-    private func merge(_ rows: [[String?]], as spec: KindSpec) throws -> Int {
+    private func merge(_ rows: [[String?]], as spec: KindSpec,
+                       updatingOnlyWhere condition: SQLFragment? = nil) throws -> Int {
         let encoder = StagingEncoder(spec: spec)
         try connection.execute(PostgresQuery(unsafeSQL: encoder.createTableSQL))
         defer { try? connection.execute("drop table if exists stage") }
         var staged: [UInt8] = []
         for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
         try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
-        return try connection.query(PostgresQuery(unsafeSQL: MergeSQL(spec: spec, blank: .clear).upsert)).rows.count
+        let upsert = MergeSQL(spec: spec, blank: .clear).upsert(updatingOnlyWhere: condition)
+        return try connection.query(PostgresQuery(unsafeSQL: upsert)).rows.count
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the
@@ -146,11 +148,12 @@ extension Placement {
     }()
 
     /// Writes the joins decided so far, in file order, as `import` merges memberships.csv. A
-    /// membership that ended is made current again, as joining anew (only joins of students who are
-    /// not members are pending, so no current membership is written).
+    /// membership that ended is made current again, as joining anew; a current one is never
+    /// rewritten (its `joined_at` stays), whatever the run believed.
     mutating func writeJoins() throws {
         guard !pendingJoins.isEmpty else { return }
-        membershipsInserted += try merge(pendingJoins.map { [$0.group, $0.email, nil, "active"] }, as: Self.joinRows)
+        membershipsInserted += try merge(pendingJoins.map { [$0.group, $0.email, nil, "active"] }, as: Self.joinRows,
+                                         updatingOnlyWhere: KindCatalog.membershipEnd.isRetired(over: "t"))
         pendingJoins.removeAll()
     }
 }

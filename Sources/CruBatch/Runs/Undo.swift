@@ -131,13 +131,6 @@ public struct Undo {
                     scope.commits = false
                     return
                 }
-                // A notify sending one of their messages right now holds it: wait for it to finish, so
-                // that what was sent is known before anything is taken back.
-                try connection.query("""
-                    select n.id from notifications n join undo_rows u on u.table_name = 'memberships'
-                    and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
-                    for update of n
-                    """)
                 report.alreadySent = try sentAboutAddedMemberships()
                 if notify { try keepAnnouncedMemberships() }
                 let added = SQLFragment(joining: NotificationSubject.allCases.map { subject -> SQLFragment in
@@ -172,11 +165,16 @@ public struct Undo {
 
     /// The `welcome` and `joined` messages already sent about the memberships the run added, per kind.
     private func sentAboutAddedMemberships() throws -> [String: Int] {
+        // Locking them first waits for a notify that is sending one right now, so a message sent
+        // during the undo is counted (as it stands once sent), never taken back silently.
         var counts: [String: Int] = [:]
         for row in try connection.query("""
-            select n.kind, count(*)::int from notifications n join undo_rows u
-            on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
-            where n.status = 'sent' and n.kind in ('welcome', 'joined') group by n.kind
+            with about as materialized (
+                select n.kind, n.status from notifications n join undo_rows u on u.table_name = 'memberships'
+                and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
+                for update of n)
+            select kind, count(*)::int from about
+            where status = 'sent' and kind in ('welcome', 'joined') group by kind
             """).rows {
             counts[try row.decode(String.self, 0)] = try row.decode(Int.self, 1)
         }
