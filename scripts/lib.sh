@@ -33,3 +33,11 @@ ensure_swift() {
     fi
     command -v swift >/dev/null 2>&1 || { echo "swift is not installed (expected on PATH or in /opt/swift)" >&2; exit 69; }
 }
+
+# The folder of PostgreSQL 15's programs (pg_ctl, pg_dump, psql ...), installing the server when missing.
+postgres_bin() {
+    local dir=/usr/lib/postgresql/15/bin
+    [ -x "$dir/pg_ctl" ] || ensure_packages postgresql >/dev/null
+    [ -x "$dir/pg_ctl" ] || { echo "PostgreSQL 15 server binaries not found in $dir" >&2; exit 69; }
+    echo "$dir"
+}
