@@ -15,6 +15,11 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
         self.binds = binds
     }
 
+    /// A statement crubatch wrote itself, without parameters.
+    public init(_ fragment: SQLFragment) {
+        self.init(unsafeSQL: fragment.sql)
+    }
+
     public init(stringLiteral value: String) {
         self.init(unsafeSQL: value)
     }

@@ -16,11 +16,41 @@ public struct SQLFragment: Sendable, Hashable, ExpressibleByStringInterpolation,
         sql = stringInterpolation.sql
     }
 
-    /// A name (table, column, database, channel), double-quoted with embedded quotes doubled, so
-    /// whatever it holds stays one identifier.
+    /// A name (table, column, database, channel) as PostgreSQL's `quote_ident` writes it: bare when it
+    /// is a plain lower-case name that is not a keyword (`people`, `first_name`), otherwise
+    /// double-quoted with embedded quotes doubled (`"group"`, `"We ird"`), so whatever it holds stays
+    /// one identifier.
     public init(identifier name: String) {
-        sql = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        sql = Self.isPlainName(name) ? name : "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    /// A name that needs no quotes: lower-case ASCII letters, digits and `_`, not starting with a
+    /// digit, and not one of PostgreSQL's keywords that cannot stand as a column name.
+    private static func isPlainName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+        else { return false }
+        let plain = name.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        return plain && !reservedWords.contains(name)
+    }
+
+    /// `select word from pg_get_keywords() where catcode <> 'U'` on PostgreSQL 15: the keywords a
+    /// bare column name may not be.
+    private static let reservedWords: Set<String> = Set("""
+        all analyse analyze and any array as asc asymmetric authorization between bigint binary bit boolean both \
+        case cast char character check coalesce collate collation column concurrently constraint create cross \
+        current_catalog current_date current_role current_schema current_time current_timestamp current_user dec \
+        decimal default deferrable desc distinct do else end except exists extract false fetch float for foreign \
+        freeze from full grant greatest group grouping having ilike in initially inner inout int integer intersect \
+        interval into is isnull join lateral leading least left like limit localtime localtimestamp national natural \
+        nchar none normalize not notnull null nullif numeric offset on only or order out outer overlaps overlay \
+        placing position precision primary real references returning right row select session_user setof similar \
+        smallint some substring symmetric table tablesample then time timestamp to trailing treat trim true union \
+        unique user using values varchar variadic verbose when where window with xmlattributes xmlconcat \
+        xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot xmlserialize xmltable
+        """.split(separator: " ").map(String.init))
 
     /// A text constant as a string literal, its quotes doubled; an `E''` literal when it holds a
     /// backslash, so that it reads the same whatever `standard_conforming_strings` says.

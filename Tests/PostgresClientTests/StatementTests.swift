@@ -30,6 +30,18 @@ struct StatementTests {
         #expect(query.binds == ["z"])
     }
 
+    @Test("a name is quoted only where PostgreSQL needs it, as quote_ident does, and reads back as itself")
+    func identifiers() throws {
+        let db = try TestDatabase.connect()
+        for name in ["people", "first_name", "_x1", "group", "order", "Name", "1st", "we ird", #"a"b"#, "état", ""] {
+            #expect(try db.query("select quote_ident(\(name))").text == SQLFragment(identifier: name).sql, "\(name)")
+        }
+        let table = uniqueName("group")
+        try db.execute("create temp table \(identifier: table) (\(identifier: "group") int, \(identifier: "Name") text)")
+        try db.execute("insert into \(identifier: table) values (1, 'x')")
+        #expect(try db.query("select \(identifier: "Name") from \(identifier: table) where \(identifier: "group") = 1").text == "x")
+    }
+
     @Test("a literal fragment reads back as its text, quotes and backslashes included")
     func literals() throws {
         let db = try TestDatabase.connect()

@@ -56,7 +56,7 @@ public struct Exporter {
 
     /// A kind in exactly the format `import` reads (export -> import changes nothing).
     public func exportKind(_ kind: Kind, to target: OutputTarget) throws -> ExportedFile {
-        try copyCSV(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), to: target)
+        try copyCSV(PostgresQuery(KindSpec.of(kind).exportSQL), to: target)
     }
 
     /// A kind as one JSON document for scripts: `{"format": 1, "kind": ..., "rows": [{column: value}]}`,

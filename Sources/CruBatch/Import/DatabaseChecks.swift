@@ -73,7 +73,7 @@ struct DatabaseChecks {
 
     /// SQL for a reference column's values: one per row, or one per item of a list (`v.value` over
     /// the list unnested), with the rows they come from.
-    private func values(of column: ColumnSpec) -> (value: String, source: String) {
+    private func values(of column: ColumnSpec) -> (value: SQLFragment, source: SQLFragment) {
         guard column.list != nil else { return (column.stagedName, "stage s") }
         return ("v.value", "stage s cross join lateral unnest(string_to_array(\(column.stagedName), ';')) as v(value)")
     }
@@ -88,9 +88,9 @@ struct DatabaseChecks {
         let cell = column.stagedName
         let (value, source) = values(of: column)
         // A row without a scope has '' (never a code): arrays of binds hold no NULL.
-        let scope = column.nameScope.map { "coalesce(s.\"\($0)\", '')" } ?? "''"
+        let scope: SQLFragment = column.nameScope.map { "coalesce(s.\(identifier: $0), '')" } ?? "''"
         // The rows that hold each name, for a list's UPDATE (a plain cell's joins on the value itself).
-        let lines = column.list != nil ? "array_agg(s.line)" : "'{}'::int[]"
+        let lines: SQLFragment = column.list != nil ? "array_agg(s.line)" : "'{}'::int[]"
         let names = try connection.query("""
             select \(unescaped: value), \(unescaped: scope), \(unescaped: lines) from \(unescaped: source)
             where \(unescaped: value) is not null
@@ -201,7 +201,7 @@ struct DatabaseChecks {
         // Students are personal data: never suggest another student's email. Names are suggested
         // as well as codes where a cell may hold either.
         let personal = reference.labelColumns != nil
-        let names = reference.nameColumn.map { ", r.\($0)" } ?? ""
+        let names: SQLFragment = reference.nameColumn.map { ", r.\(identifier: $0)" } ?? ""
         let candidates = personal ? [] : try connection.query("""
             select \(unescaped: reference.key(over: "r"))\(unescaped: names) from \(identifier: reference.table) r
             where \(unescaped: reference.condition) limit 5000
@@ -224,12 +224,12 @@ struct DatabaseChecks {
     /// Rows naming someone crubatch does not know yet, who is added as a non-member, without a detail
     /// a person needs (a first and a last name).
     private func unnamedNewPeople(_ column: ColumnSpec, _ reference: Reference) throws -> [Diagnostic] {
-        let unknown = """
-            \(column.stagedName) is not null and not exists (select 1 from \(reference.table) r
+        let unknown: SQLFragment = """
+            \(column.stagedName) is not null and not exists (select 1 from \(identifier: reference.table) r
             where \(reference.key(over: "r")) = \(column.stagedName))
             """
         return try spec.details(of: reference).filter(\.detail.requiredWhenNew).flatMap { detail, _ in
-            let given = isPresent(detail.name) ? "\(detail.stagedName) is null" : "true"
+            let given: SQLFragment = isPresent(detail.name) ? "\(detail.stagedName) is null" : "true"
             return try connection.query("""
                 select s.line from stage s where \(unescaped: unknown) and \(unescaped: given) order by s.line
                 """).rows.map { row in
@@ -243,10 +243,10 @@ struct DatabaseChecks {
     /// Rows that give some of `columns` but not all (a latitude without its longitude).
     private func partlyGiven(_ columns: [String]) throws -> [Diagnostic] {
         guard columns.contains(where: isPresent) else { return [] }
-        func cell(_ name: String) -> String { isPresent(name) ? "s.\"\(name)\"" : "null" }
+        func cell(_ name: String) -> SQLFragment { isPresent(name) ? "s.\(identifier: name)" : "null" }
         return try columns.flatMap { name in
             let others = columns.filter { $0 != name }
-            let given = others.map { "\(cell($0)) is not null" }.joined(separator: " or ")
+            let given = SQLFragment(joining: others.map { "\(cell($0)) is not null" }, separator: " or ")
             return try connection.query("""
                 select s.line from stage s where \(unescaped: cell(name)) is null and (\(unescaped: given)) order by s.line
                 """).rows.map { row in
@@ -277,10 +277,14 @@ struct DatabaseChecks {
     /// that the campuses of their `inheritedThrough` ministries share, rewritten into the stage;
     /// otherwise the default, with a warning naming it.
     private func zoneDefaults(_ column: String, inheritedThrough list: String?) throws -> [Diagnostic] {
-        let isNew = spec.keys.map { key in
-            key.type == .email ? "lower(t.\(key.target!.name)) = \(key.stagedName)" : "t.\(key.target!.name) = \(key.stagedName)"
-        }.joined(separator: " and ")
-        let needsZone = "s.\"\(column)\" is null and (\(blank == .clear) or not exists (select 1 from \(spec.table) t where \(isNew)))"
+        let isNew = SQLFragment(joining: spec.keys.map { key -> SQLFragment in
+            let stored: SQLFragment = "t.\(identifier: key.target!.name)"
+            return key.type == .email ? "lower(\(stored)) = \(key.stagedName)" : "\(stored) = \(key.stagedName)"
+        }, separator: " and ")
+        let clearing: SQLFragment = blank == .clear ? "true" : "false"
+        let needsZone: SQLFragment = """
+            s.\(identifier: column) is null and (\(clearing) or not exists (select 1 from \(identifier: spec.table) t where \(isNew)))
+            """
         let defaultZone = TimeZoneNames.defaultZone
         guard let list else {
             let rows = try connection.query("select s.line from stage s where \(unescaped: needsZone) order by s.line").rows
@@ -322,7 +326,7 @@ struct DatabaseChecks {
         guard isPresent(end) else { return [] }
         let rows = try connection.query("""
             select n.line from (\(unescaped: spec.resolveSQL)) n
-            where n.\(unescaped: end) \(unescaped: strictly ? "<=" : "<") n.\(unescaped: start) order by n.line
+            where n.\(identifier: end) \(unescaped: strictly ? "<=" : "<") n.\(identifier: start) order by n.line
             """).rows
         return try rows.map { row in
             diagnostic(try row.decode(Int.self, 0), column: end, code: .outOfRange,
@@ -339,7 +343,7 @@ struct DatabaseChecks {
     /// reported at the start, with the time it was read as.
     private func eventsEndingTooSoon() throws -> [Diagnostic] {
         guard isPresent("ends_at") else { return [] }
-        let wallClock = #"'YYYY-MM-DD"T"HH24:MI'"#
+        let wallClock = SQLFragment(literal: #"YYYY-MM-DD"T"HH24:MI"#)
         let rows = try connection.query("""
             select n.line, n.ends_at = n.starts_at, to_char(n.ends_at at time zone z.zone, \(unescaped: wallClock)),
                    z.zone,
@@ -376,9 +380,9 @@ struct DatabaseChecks {
         guard isPresent(periods) else { return [] }
         let rows = try connection.query("""
             select n.line, p->>'name', (p->>'starts_on') || '..' || (p->>'ends_on'),
-                   n.\(unescaped: start)::text || '..' || n.\(unescaped: end)::text
-            from (\(unescaped: spec.resolveSQL)) n cross join lateral jsonb_array_elements(n.\(unescaped: periods)) p
-            where (p->>'starts_on')::date < n.\(unescaped: start) or (p->>'ends_on')::date > n.\(unescaped: end)
+                   n.\(identifier: start)::text || '..' || n.\(identifier: end)::text
+            from (\(unescaped: spec.resolveSQL)) n cross join lateral jsonb_array_elements(n.\(identifier: periods)) p
+            where (p->>'starts_on')::date < n.\(identifier: start) or (p->>'ends_on')::date > n.\(identifier: end)
             order by n.line, p->>'starts_on'
             """).rows
         return try rows.map { row in
@@ -391,8 +395,8 @@ struct DatabaseChecks {
     /// Values of a unique column (an event's UID) that two rows of the file give, or that another stored
     /// row holds already.
     private func takenValues(_ column: ColumnSpec) throws -> [Diagnostic] {
-        guard let target = column.target?.name else { return [] }
-        let staged = "o.\"\(column.name)\""
+        guard let name = column.target?.name else { return [] }
+        let staged: SQLFragment = "o.\(identifier: column.name)", target = SQLFragment(identifier: name)
         let rows = try connection.query("""
             select n.line, n.\(unescaped: target), (select min(o.line) from stage o where \(unescaped: staged) = n.\(unescaped: target))
             from (\(unescaped: spec.resolveSQL)) n

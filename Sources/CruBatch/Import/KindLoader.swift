@@ -67,7 +67,7 @@ struct KindLoader {
         result.mappedColumns = mapping.mappedColumns
 
         let encoder = StagingEncoder(spec: spec)
-        try connection.execute(PostgresQuery(unsafeSQL: encoder.createTableSQL))
+        try connection.execute(encoder.createTable)
         defer { try? connection.execute("drop table if exists stage") }
         do {
             try stream(table: table, mapping: mapping, encoder: encoder, into: &result)
@@ -93,7 +93,7 @@ struct KindLoader {
             try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
         if let addPeople = spec.addPeopleSQL {
-            result.counts.peopleAdded = try connection.query(PostgresQuery(unsafeSQL: addPeople)).scalar(Int.self)
+            result.counts.peopleAdded = try connection.query(PostgresQuery(addPeople)).scalar(Int.self)
         }
         try merge(into: &result.counts)
         if let calendar = table as? CalendarEventTable {
@@ -163,23 +163,23 @@ struct KindLoader {
     private func merge(into counts: inout KindCounts) throws {
         let staged = try connection.query("select count(*) from stage").scalar(Int.self)
         let sql = MergeSQL(spec: spec, blank: options.blank)
-        if try !connection.query(PostgresQuery(unsafeSQL: sql.anyStored)).scalar(Bool.self) {
-            counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: false))).scalar(Int.self)
-            for statement in sql.listSync(allNew: true) { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
+        if try !connection.query(sql.anyStored).scalar(Bool.self) {
+            counts.inserted = try connection.query(sql.insert(recording: false)).scalar(Int.self)
+            for statement in sql.listSync(allNew: true) { try connection.execute(statement) }
             counts.unchanged = staged - counts.inserted
             return
         }
         for statement in sql.setup { try connection.execute(statement) }
-        guard let changed = try connection.query(PostgresQuery(unsafeSQL: sql.update)).rows.first else {
+        guard let changed = try connection.query(sql.update).rows.first else {
             throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
         }
         counts.updated = try changed.decode(Int.self, 0)
         counts.restored = try changed.decode(Int.self, 1)
-        counts.inserted = try connection.query(PostgresQuery(unsafeSQL: sql.insert(recording: true))).scalar(Int.self)
-        for statement in sql.listSync(allNew: false) { try connection.execute(PostgresQuery(unsafeSQL: statement)) }
+        counts.inserted = try connection.query(sql.insert(recording: true)).scalar(Int.self)
+        for statement in sql.listSync(allNew: false) { try connection.execute(statement) }
         if let touch = sql.finishLists.first, let count = sql.finishLists.last {
-            try connection.execute(PostgresQuery(unsafeSQL: touch))
-            counts.updated = try connection.query(PostgresQuery(unsafeSQL: count)).scalar(Int.self)
+            try connection.execute(touch)
+            counts.updated = try connection.query(count).scalar(Int.self)
         }
         for statement in sql.teardown { try connection.execute(statement) }
         counts.unchanged = staged - counts.inserted - counts.updated - counts.restored

@@ -8,10 +8,10 @@ enum MembershipMove {
 
     /// For the rows of a memberships file (the resolving SELECT of its kind): ends each student's
     /// other memberships in the ministries of the groups the file gives them; selects their group ids.
-    static func endingOthers(listedIn resolveSQL: String) -> PostgresQuery {
-        endingOthers(of: PostgresQuery(unsafeSQL: """
-            select n.person_id, n.group_id from (\(resolveSQL)) n where \(ending.isCurrent(over: "n"))
-            """))
+    static func endingOthers(listedIn resolveSQL: SQLFragment) -> PostgresQuery {
+        endingOthers(of: """
+            select n.person_id, n.group_id from (\(unescaped: resolveSQL)) n where \(unescaped: ending.isCurrent(over: "n"))
+            """)
     }
 
     /// For one placement: ends the student's other memberships in the ministry of `groupID`.

@@ -18,21 +18,23 @@ struct MergeSQL {
     let spec: KindSpec
     let blank: ImportOptions.Blank
 
-    private var resolved: String { "(\(spec.resolveSQL)) n" }
+    private var resolved: SQLFragment { "(\(spec.resolveSQL)) n" }
     private var keep: Bool { blank == .keep }
     private var tracksLists: Bool { !spec.lists.isEmpty }
 
     /// The value an update gives `column`. A blank cell keeps the stored value (`--blank keep`),
     /// except in the column holding a retired row's state, which a listed row resets to its default.
-    private func newValue(_ column: TargetColumn) -> String {
+    private func newValue(_ column: TargetColumn) -> SQLFragment {
+        let new: SQLFragment = "n.\(identifier: column.name)"
         if keep {
+            let stored: SQLFragment = "t.\(identifier: column.name)"
             guard let retirement = spec.retirement, retirement.stateColumn == column.name else {
-                return "coalesce(n.\(column.name), t.\(column.name))"
+                return "coalesce(\(new), \(stored))"
             }
-            let stored = "case when \(retirement.isRetired(over: "t")) then \(column.insertDefault ?? "null") else t.\(column.name) end"
-            return "coalesce(n.\(column.name), \(stored))"
+            let reset = column.insertDefault ?? "null"
+            return "coalesce(\(new), case when \(retirement.isRetired(over: "t")) then \(reset) else \(stored) end)"
         }
-        return column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)"
+        return column.insertDefault.map { "coalesce(\(new), \($0))" } ?? new
     }
 
     /// Temp tables for the bookkeeping (kinds with lists only).
@@ -45,66 +47,79 @@ struct MergeSQL {
 
     /// Whether a stored row `t` differs from its new `values` in `columns`, or comes back from being
     /// retired.
-    private func differs(_ columns: [String], from values: [String]) -> String {
-        let changes = "row(\(columns.map { "t.\($0)" }.joined(separator: ", "))) is distinct from "
-            + "row(\(values.joined(separator: ", ")))"
+    private func differs(_ columns: [String], from values: [SQLFragment]) -> SQLFragment {
+        let stored = SQLFragment(joining: columns.map { "t.\(identifier: $0)" }, separator: ", ")
+        let changes: SQLFragment = "row(\(stored)) is distinct from row(\(SQLFragment(joining: values, separator: ", ")))"
         return spec.retirement?.comesBack(over: "t").map { "(\(changes) or \($0))" } ?? changes
+    }
+
+    /// `column = value, ...` for the given columns, then the assignments that restore a retired row.
+    private func assignments(_ columns: [String], _ value: (String) -> SQLFragment) -> SQLFragment {
+        SQLFragment(joining: columns.map { "\(identifier: $0) = \(value($0))" } + (spec.retirement?.restore ?? []),
+                    separator: ", ")
     }
 
     /// Updates rows whose values differ and restores retired rows the file lists; selects how many
     /// were updated and how many restored. The stored row's old state comes from a second reference
     /// to the table (`o`), since RETURNING sees the new one.
-    var update: String {
+    var update: PostgresQuery {
         let columns = spec.targetColumns.filter(\.updatable)
-        let assignments = (columns.map { "\($0.name) = \(newValue($0))" } + (spec.retirement?.restore.map(\.sql) ?? []))
-            .joined(separator: ", ")
+        let values = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, newValue($0)) })
         let changes = differs(columns.map(\.name), from: columns.map(newValue))
-        var from = resolved, match = spec.keyMatch, restored = "false"
+        var from = resolved, match = spec.keyMatch, restored: SQLFragment = "false"
         if let retirement = spec.retirement {
-            from += ", \(spec.table) o"
-            match += " and o.id = t.id"
+            from = "\(from), \(identifier: spec.table) o"
+            match = "\(match) and o.id = t.id"
             restored = "\(retirement.isRetired(over: "o")) and \(retirement.isCurrent(over: "t"))"
         }
-        var record = ""
-        if tracksLists {
-            record = ", recorded as (insert into merge_touched select id, true from changed)"
-                + ", restored as (insert into merge_fresh select id from changed where restored)"
-        }
+        let record: SQLFragment = tracksLists
+            ? ", recorded as (insert into merge_touched select id, true from changed), restored as (insert into merge_fresh select id from changed where restored)"
+            : ""
         return """
-            with changed as (update \(spec.table) t set \(assignments) from \(from)
-            where \(match) and \(changes) returning t.id, \(restored) as restored)\(record)
+            with changed as (update \(identifier: spec.table) t set \(unescaped: assignments(columns.map(\.name)) { values[$0]! }) \
+            from \(unescaped: from)
+            where \(unescaped: match) and \(unescaped: changes) returning t.id, \(unescaped: restored) as restored)\(unescaped: record)
             select count(*) filter (where not restored), count(*) filter (where restored) from changed
             """
     }
 
     /// The resolved key columns, in the order of the kind's unique index on them.
-    private var keyOrder: String { spec.keyColumns.map { "n.\($0)" }.joined(separator: ", ") }
+    private var keyOrder: SQLFragment { SQLFragment(joining: spec.keyColumns.map { "n.\(identifier: $0)" }, separator: ", ") }
 
     /// Selects whether the table holds any staged key already. When it holds none (a first load), the
     /// merge is `insert(recording: false)` and `listSync(allNew: true)`: nothing to update, compare or record.
-    var anyStored: String { "select exists (select 1 from \(resolved) join \(spec.table) t on \(spec.keyMatch))" }
+    var anyStored: PostgresQuery {
+        "select exists (select 1 from \(unescaped: resolved) join \(identifier: spec.table) t on \(unescaped: spec.keyMatch))"
+    }
 
     /// Inserts rows whose key is new, in key order; selects how many. `recording`: the new rows go in
     /// `merge_fresh` too (after `setup`, for `finishLists`).
-    func insert(recording: Bool) -> String {
-        let record = tracksLists && recording ? ", recorded as (insert into merge_fresh select id from inserted)" : ""
+    func insert(recording: Bool) -> PostgresQuery {
+        let record: SQLFragment = tracksLists && recording
+            ? ", recorded as (insert into merge_fresh select id from inserted)" : ""
         return """
-            with inserted as (insert into \(spec.table) (\(insertedColumns.joined(separator: ", ")))
-            select \(insertedValues.joined(separator: ", ")) from \(resolved)
-            where not exists (select 1 from \(spec.table) t where \(spec.keyMatch)) order by \(keyOrder) returning id)\(record)
+            with inserted as (insert into \(identifier: spec.table) (\(unescaped: insertedColumns))
+            select \(unescaped: insertedValues) from \(unescaped: resolved)
+            where not exists (select 1 from \(identifier: spec.table) t where \(unescaped: spec.keyMatch)) \
+            order by \(unescaped: keyOrder) returning id)\(unescaped: record)
             select count(*) from inserted
             """
     }
 
     /// The columns an insert sets: the key, then the target columns.
-    private var insertedColumns: [String] { spec.keyColumns + spec.targetColumns.map(\.name) }
+    private var insertedColumns: SQLFragment {
+        SQLFragment(joining: (spec.keyColumns + spec.targetColumns.map(\.name)).map(SQLFragment.init(identifier:)),
+                    separator: ", ")
+    }
 
     /// A new row's values over the resolved row `n`, in the order of `insertedColumns`.
-    private var insertedValues: [String] {
-        spec.keyColumns.map { "n.\($0)" }
-            + spec.targetColumns.map { column in
-                column.insertDefault.map { "coalesce(n.\(column.name), \($0))" } ?? "n.\(column.name)"
-            }
+    private var insertedValues: SQLFragment {
+        let keys = spec.keyColumns.map { name -> SQLFragment in "n.\(identifier: name)" }
+        let values = spec.targetColumns.map { column -> SQLFragment in
+            let new: SQLFragment = "n.\(identifier: column.name)"
+            return column.insertDefault.map { "coalesce(\(new), \($0))" } ?? new
+        }
+        return SQLFragment(joining: keys + values, separator: ", ")
     }
 
     /// One statement that inserts the staged rows whose key is new and updates the stored rows whose
@@ -114,19 +129,19 @@ struct MergeSQL {
     /// memory (`place`), not for a file: it neither counts restored rows nor syncs lists, and a
     /// conflict on the key is found row by row. A stored row is updated only where `condition` (over
     /// `t`) holds too, when one is given.
-    func upsert(updatingOnlyWhere condition: SQLFragment? = nil) -> String {
+    func upsert(updatingOnlyWhere condition: SQLFragment? = nil) -> PostgresQuery {
         precondition(!keep && !tracksLists, "an upsert writes every staged value and no list")
         // An expression in the index (`lower(email)`) is named in parentheses.
-        let conflict = spec.comparedKeys().map { $0.lowered ? "(\($0.expression))" : $0.expression }
+        let conflict = SQLFragment(
+            joining: spec.comparedKeys().map { $0.lowered ? "(\($0.expression))" : $0.expression }, separator: ", ")
         let columns = spec.targetColumns.filter(\.updatable).map(\.name)
-        let assignments = columns.map { "\($0) = excluded.\($0)" } + (spec.retirement?.restore.map(\.sql) ?? [])
-        var changes = differs(columns, from: columns.map { "excluded.\($0)" })
-        if let condition { changes += " and (\(condition))" }
+        var changes = differs(columns, from: columns.map { "excluded.\(identifier: $0)" })
+        if let condition { changes = "\(changes) and (\(condition))" }
         return """
-            insert into \(spec.table) as t (\(insertedColumns.joined(separator: ", ")))
-            select \(insertedValues.joined(separator: ", ")) from \(resolved) order by n.line
-            on conflict (\(conflict.joined(separator: ", "))) do update set \(assignments.joined(separator: ", "))
-            where \(changes)
+            insert into \(identifier: spec.table) as t (\(unescaped: insertedColumns))
+            select \(unescaped: insertedValues) from \(unescaped: resolved) order by n.line
+            on conflict (\(unescaped: conflict)) do update set \(unescaped: assignments(columns) { "excluded.\(identifier: $0)" })
+            where \(unescaped: changes)
             returning t.id
             """
     }
@@ -134,14 +149,20 @@ struct MergeSQL {
     /// Statements that make each list relation's child rows match the staged lists. When every staged
     /// row was just inserted (`allNew`, a first load), there are no old children to remove and nothing
     /// to record: the children are inserted by one statement, without `setup`'s tables.
-    func listSync(allNew: Bool) -> [String] {
-        spec.lists.flatMap { column, list -> [String] in
-            let value = list.reference == nil ? "ord.v" : "r.id"
-            let join = list.reference.map { " join \($0.table) r on \($0.key(over: "r")) = ord.v" } ?? ""
-            let onlyGiven = keep ? " where n.\(column.name) is not null" : ""
-            let child = list.childTable, parent = list.parentColumn, valueColumn = list.valueColumn
-            let listed = "select t.id as parent, n.\(column.name) as list from \(resolved) join \(spec.table) t on \(spec.keyMatch)\(onlyGiven)"
-            func desired(from listed: String) -> String {
+    func listSync(allNew: Bool) -> [PostgresQuery] {
+        spec.lists.flatMap { column, list -> [PostgresQuery] in
+            let value: SQLFragment = list.reference == nil ? "ord.v" : "r.id"
+            let join: SQLFragment = list.reference.map {
+                " join \(identifier: $0.table) r on \($0.key(over: "r")) = ord.v"
+            } ?? ""
+            let onlyGiven: SQLFragment = keep ? " where n.\(identifier: column.name) is not null" : ""
+            let child = SQLFragment(identifier: list.childTable), parent = SQLFragment(identifier: list.parentColumn)
+            let valueColumn = SQLFragment(identifier: list.valueColumn)
+            let listed: SQLFragment = """
+                select t.id as parent, n.\(identifier: column.name) as list from \(resolved) \
+                join \(identifier: spec.table) t on \(spec.keyMatch)\(onlyGiven)
+                """
+            func desired(from listed: SQLFragment) -> SQLFragment {
                 """
                 select l.parent, \(value) as value, min(ord.position)::smallint as position
                 from \(listed) l cross join lateral unnest(string_to_array(l.list, ';')) with ordinality as ord(v, position)\(join)
@@ -149,36 +170,36 @@ struct MergeSQL {
                 """
             }
             if allNew {
-                return ["insert into \(child) (\(parent), \(valueColumn), position) \(desired(from: "(\(listed))")) order by 1, 2"]
+                return ["insert into \(unescaped: child) (\(unescaped: parent), \(unescaped: valueColumn), position) \(unescaped: desired(from: "(\(listed))")) order by 1, 2"]
             }
-            let build = ["create temp table listed on commit drop as \(listed)",
-                         "create temp table desired on commit drop as \(desired(from: "listed"))"]
-            let cleanUp = ["drop table desired", "drop table listed"]
+            let build: [PostgresQuery] = ["create temp table listed on commit drop as \(unescaped: listed)",
+                                          "create temp table desired on commit drop as \(unescaped: desired(from: "listed"))"]
+            let cleanUp: [PostgresQuery] = ["drop table desired", "drop table listed"]
             return build + [
                 """
-                with removed as (delete from \(child) c using listed l where c.\(parent) = l.parent
-                    and not exists (select 1 from desired d where d.parent = c.\(parent) and d.value = c.\(valueColumn))
-                    returning c.\(parent))
-                insert into merge_touched select \(parent), false from removed
+                with removed as (delete from \(unescaped: child) c using listed l where c.\(unescaped: parent) = l.parent
+                    and not exists (select 1 from desired d where d.parent = c.\(unescaped: parent) and d.value = c.\(unescaped: valueColumn))
+                    returning c.\(unescaped: parent))
+                insert into merge_touched select \(unescaped: parent), false from removed
                 """,
                 """
-                with added as (insert into \(child) (\(parent), \(valueColumn), position)
+                with added as (insert into \(unescaped: child) (\(unescaped: parent), \(unescaped: valueColumn), position)
                     select parent, value, position from desired order by parent, value
-                    on conflict (\(parent), \(valueColumn)) do update set position = excluded.position
-                    where \(child).position is distinct from excluded.position
-                    returning \(parent))
-                insert into merge_touched select \(parent), false from added
+                    on conflict (\(unescaped: parent), \(unescaped: valueColumn)) do update set position = excluded.position
+                    where \(unescaped: child).position is distinct from excluded.position
+                    returning \(unescaped: parent))
+                insert into merge_touched select \(unescaped: parent), false from added
                 """,
             ] + cleanUp
         }
     }
 
     /// Bumps `updated_at` of rows whose only change was a list; selects how many existing rows changed.
-    var finishLists: [String] {
+    var finishLists: [PostgresQuery] {
         guard tracksLists else { return [] }
         return [
             """
-            update \(spec.table) set updated_at = now() where id in (
+            update \(identifier: spec.table) set updated_at = now() where id in (
                 select id from merge_touched group by id having not bool_or(scalar) except select id from merge_fresh)
             """,
             "select count(*) from (select id from merge_touched except select id from merge_fresh) changed",

@@ -1,3 +1,4 @@
+import PostgresClient
 import CSVStream
 
 /// Encodes validated rows as the CSV that `COPY stage FROM STDIN (FORMAT csv)` reads: the line
@@ -8,9 +9,9 @@ struct StagingEncoder {
     private let writer = CSVWriter()
 
     /// `create temp table stage (...)` for the kind's columns.
-    var createTableSQL: String {
-        let columns = spec.columns.map { "\"\($0.name)\" \($0.type.stagingSQLType)" }
-        return "create temp table stage (line integer not null, \(columns.joined(separator: ", "))) on commit drop"
+    var createTable: PostgresQuery {
+        let columns = spec.columns.map { column -> SQLFragment in "\(identifier: column.name) \(column.type.stagingSQLType)" }
+        return "create temp table stage (line integer not null, \(unescaped: SQLFragment(joining: columns, separator: ", "))) on commit drop"
     }
 
     var copySQL: String { "copy stage from stdin (format csv)" }

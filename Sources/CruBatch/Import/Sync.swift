@@ -66,7 +66,7 @@ struct SyncStep {
     let spec: KindSpec
     let retirement: Retirement
     /// SQL over `t`: the rows the file is the complete list of.
-    let scope: String
+    let scope: SQLFragment
     /// The scope in messages: "campus cuesta", "the groups the file names".
     let scopeLabel: String
     let limit: ArchiveLimit
@@ -123,16 +123,16 @@ struct SyncStep {
         guard staged > 0 else {
             return Outcome(refusal: "the file lists no \(kind): a sync of an empty file would archive every row in scope (\(scopeLabel)), so an empty file never archives anything")
         }
-        let current = "\(scope) and \(retirement.isCurrent(over: "t"))"
-        let missing = try connection.query(PostgresQuery(unsafeSQL: """
-            select t.id, \(spec.keyLabel) from \(spec.table) t \(spec.referenceJoins)
-            where \(current) and not exists (select 1 from (\(spec.resolveSQL)) n where \(spec.keyMatch))
+        let current: SQLFragment = "\(scope) and \(retirement.isCurrent(over: "t"))"
+        let missing = try connection.query("""
+            select t.id, \(unescaped: spec.keyLabel) from \(identifier: spec.table) t \(unescaped: spec.referenceJoins)
+            where \(unescaped: current) and not exists (select 1 from (\(unescaped: spec.resolveSQL)) n where \(unescaped: spec.keyMatch))
             order by 2
-            """)).rows
+            """).rows
         let ids = try missing.map { try $0.decode(Int.self, 0) }
         let outcome = Outcome(rows: try missing.map { try $0.decode(String.self, 1) })
         guard !ids.isEmpty else { return outcome }
-        let inScope = try connection.query(PostgresQuery(unsafeSQL: "select count(*) from \(spec.table) t where \(current)"))
+        let inScope = try connection.query("select count(*) from \(identifier: spec.table) t where \(unescaped: current)")
             .scalar(Int.self)
         guard limit.allows(ids.count, of: inScope) else {
             let share = Int((100 * Double(ids.count) / Double(inScope)).rounded())

@@ -1,3 +1,4 @@
+import PostgresClient
 import CSVStream
 
 /// What a CSV column holds, which decides how a cell is normalised and checked.
@@ -95,7 +96,7 @@ public indirect enum CellType: Sendable, Equatable {
     }
 
     /// The column type in the staging table the importer COPYs into.
-    var stagingSQLType: String {
+    var stagingSQLType: SQLFragment {
         switch self {
         case .list: "text"  // `a;b`, split with string_to_array in SQL
         case .time: "time"
@@ -140,7 +141,7 @@ public struct ColumnSpec: Sendable {
     /// may not leave; see `PersonalColumns`).
     let personal: Personal?
     /// The export expression over the target row `t`, when the type's default does not fit.
-    private let export: String?
+    private let export: SQLFragment?
 
     /// A column stored in the target column `storedIn` (default: its own name). A `reference`
     /// stores the referenced row's id (in `<name>_id` unless `storedIn` says otherwise); a `list`
@@ -149,8 +150,8 @@ public struct ColumnSpec: Sendable {
     /// back from the target row `t`. `personal` says whether `forget` erases the stored value.
     init(_ name: String, _ type: CellType, required: Bool = false, key: Bool = false, unique: Bool = false,
          aliases: [String] = [], storedIn: String? = nil, references reference: Reference? = nil, list: ListRelation? = nil,
-         describes detail: ReferencedDetail? = nil, nameScope: String? = nil, resolve: String? = nil,
-         export: String? = nil, insertDefault: String? = nil, updatable: Bool = true, personal: Personal? = nil) {
+         describes detail: ReferencedDetail? = nil, nameScope: String? = nil, resolve: SQLFragment? = nil,
+         export: SQLFragment? = nil, insertDefault: SQLFragment? = nil, updatable: Bool = true, personal: Personal? = nil) {
         self.name = name
         self.type = type
         self.required = required
@@ -162,25 +163,25 @@ public struct ColumnSpec: Sendable {
         self.nameScope = nameScope
         self.detail = detail
         self.personal = personal
-        self.export = export ?? detail.map { "\($0.reference.alias).\(name)" }
+        self.export = export ?? detail.map { "\($0.reference.alias).\(identifier: name)" }
         if list != nil || detail != nil {
             target = nil
         } else {
             let column = storedIn ?? (reference != nil ? "\(name)_id" : name)
-            let value = resolve ?? reference.map { "\($0.alias).id" } ?? "s.\"\(name)\""
+            let value = resolve ?? reference.map { "\($0.alias).id" } ?? "s.\(identifier: name)"
             target = TargetColumn(name: column, resolve: value, insertDefault: insertDefault, updatable: updatable)
         }
     }
 
     /// The column in the staging table.
-    var stagedName: String { "s.\"\(name)\"" }
+    var stagedName: SQLFragment { "s.\(identifier: name)" }
 
     /// SQL over the target row `t` (and the reference joins) giving the cell as `import` reads it.
     /// A list column's value comes from its aggregate's join (`ListRelation.exportAggregate`).
-    var exportExpression: String {
+    var exportExpression: SQLFragment {
         if let export { return export }
-        if let reference { return "\(reference.alias).\(reference.keyColumn)" }
-        let column = "t.\(target?.name ?? name)"
+        if let reference { return "\(reference.alias).\(identifier: reference.keyColumn)" }
+        let column: SQLFragment = "t.\(identifier: target?.name ?? name)"
         switch type {
         case .bool: return "case when \(column) then 'yes' else 'no' end"
         case .time: return "to_char(\(column), 'HH24:MI')"

@@ -32,7 +32,7 @@ enum KindCatalog {
     }
 
     /// The default zone in SQL, for column defaults.
-    private static let defaultZone = "'\(TimeZoneNames.defaultZone)'"
+    private static let defaultZone = SQLFragment(literal: TimeZoneNames.defaultZone)
 
     /// How a membership ends: its status becomes `left` (and the database stamps `ended_at`).
     static let membershipEnd = Retirement.end(column: "status", value: "left")
@@ -167,16 +167,16 @@ enum KindCatalog {
 
     /// Date-time text (SQL over the staging row `s`) to an instant: text with an offset as it is,
     /// wall-clock text in `zone` (SQL).
-    private static func instant(_ text: String, zone: String) -> String {
+    private static func instant(_ text: SQLFragment, zone: SQLFragment) -> SQLFragment {
         "case when \(text) ~ '(Z|[+-][0-9][0-9]:[0-9][0-9])$' then \(text)::timestamptz else \(text)::timestamp at time zone \(zone) end"
     }
 
     /// An event's zone: the row's (which the checks fill in from its ministries), else the stored event's.
-    static let eventZone = "coalesce(s.timezone, e.timezone, \(defaultZone))"
+    static let eventZone: SQLFragment = "coalesce(s.timezone, e.timezone, \(defaultZone))"
 
     /// An instant (SQL over the target row `t`) as wall-clock text in a time zone (SQL; the event's
     /// own), as staff typed it.
-    private static func localText(_ instant: String, zone: String = "t.timezone") -> String {
+    private static func localText(_ instant: SQLFragment, zone: SQLFragment = "t.timezone") -> SQLFragment {
         "to_char(\(instant) at time zone \(zone), 'YYYY-MM-DD\"T\"HH24:MI:SS')"
     }
 
@@ -249,8 +249,8 @@ enum KindCatalog {
 
     /// A ride's time: wall-clock text is in the zone of the event the row names (`ev`).
     private static func rideTime(_ name: String, aliases: [String]) -> ColumnSpec {
-        ColumnSpec(name, .dateTime, aliases: aliases, resolve: instant("s.\(name)", zone: "coalesce(ev.timezone, \(defaultZone))"),
-                   export: localText("t.\(name)", zone: "ev.timezone"), personal: .no)
+        ColumnSpec(name, .dateTime, aliases: aliases, resolve: instant("s.\(identifier: name)", zone: "coalesce(ev.timezone, \(defaultZone))"),
+                   export: localText("t.\(identifier: name)", zone: "ev.timezone"), personal: .no)
     }
 
     private static let rideEvent = ColumnSpec("event", .reference, required: true, key: true, aliases: ["event code", "event name"],

@@ -8,12 +8,12 @@ import PostgresClient
 struct Reference: Sendable {
     let table: String
     /// The alias the joins give the referenced table (`c` for campuses ...).
-    let alias: String
+    let alias: SQLFragment
     /// The referenced key column, compared in lower case when `caseInsensitive` (emails).
     let keyColumn: String
     var caseInsensitive = false
     /// Extra condition on the referenced row over alias `r` (e.g. `r.is_leader`).
-    var condition = "true"
+    var condition: SQLFragment = "true"
     /// What the referenced thing is called in messages ("ministry", "leader").
     let noun: String
     /// The file that defines the referenced rows, for the hint.
@@ -22,7 +22,7 @@ struct Reference: Sendable {
     var nameColumn: String?
     /// SQL over the referenced row `r` giving what narrows an ambiguous name: the code that a
     /// column's `nameScope` cell holds (a ministry's campus).
-    var scope: String?
+    var scope: SQLFragment?
     /// The columns that name a referenced row where its key is personal data (a student by name, not
     /// by email); nil: its key names it. Rows with personal keys are never offered as "did you mean".
     var labelColumns: [String]?
@@ -42,13 +42,14 @@ struct Reference: Sendable {
     }
 
     /// The referenced key as SQL over a table alias.
-    func key(over alias: String) -> String {
-        caseInsensitive ? "lower(\(alias).\(keyColumn))" : "\(alias).\(keyColumn)"
+    func key(over alias: SQLFragment) -> SQLFragment {
+        caseInsensitive ? "lower(\(alias).\(identifier: keyColumn))" : "\(alias).\(identifier: keyColumn)"
     }
 
     /// The referenced row as people read it, SQL over a table alias.
-    func label(over alias: String) -> String {
-        labelColumns.map { $0.map { "\(alias).\($0)" }.joined(separator: " || ' ' || ") } ?? "\(alias).\(keyColumn)"
+    func label(over alias: SQLFragment) -> SQLFragment {
+        labelColumns.map { SQLFragment(joining: $0.map { "\(alias).\(identifier: $0)" }, separator: " || ' ' || ") }
+            ?? "\(alias).\(identifier: keyColumn)"
     }
 
     static let campus = Reference(table: "campuses", alias: "c", keyColumn: "code", noun: "campus", definedIn: .campuses,
@@ -95,12 +96,12 @@ struct ListRelation: Sendable {
 
     /// Every parent's list as `a;b` in stored order, one row per parent (`parent`, `list`): joined
     /// once by hash rather than aggregated again for every exported row.
-    var exportAggregate: String {
-        let value = reference.map { "r.\($0.keyColumn)" } ?? "x.\(valueColumn)"
-        let join = reference.map { " join \($0.table) r on r.id = x.\(valueColumn)" } ?? ""
+    var exportAggregate: SQLFragment {
+        let value: SQLFragment = reference.map { "r.\(identifier: $0.keyColumn)" } ?? "x.\(identifier: valueColumn)"
+        let join: SQLFragment = reference.map { " join \(identifier: $0.table) r on r.id = x.\(identifier: valueColumn)" } ?? ""
         return """
-            select x.\(parentColumn) as parent, string_agg(\(value), ';' order by x.position, \(value)) as list \
-            from \(childTable) x\(join) group by x.\(parentColumn)
+            select x.\(identifier: parentColumn) as parent, string_agg(\(value), ';' order by x.position, \(value)) as list \
+            from \(identifier: childTable) x\(join) group by x.\(identifier: parentColumn)
             """
     }
 }
@@ -109,9 +110,9 @@ struct ListRelation: Sendable {
 struct TargetColumn: Sendable {
     let name: String
     /// SQL over the staging row `s` (and the reference joins) giving the stored value.
-    let resolve: String
+    let resolve: SQLFragment
     /// SQL default used on insert when the value is NULL (nil: NULL).
-    var insertDefault: String?
+    var insertDefault: SQLFragment?
     /// False for columns only set when a row is inserted (e.g. a membership's source).
     var updatable = true
 }
@@ -209,9 +210,9 @@ struct KindSpec: Sendable {
     /// Target columns set from no CSV column (a leader's `is_leader`, a membership's `source`).
     var derived: [TargetColumn] = []
     /// Hand-written joins of the resolving SELECT beyond the references' own (over stage `s`).
-    var resolveJoins = ""
+    var resolveJoins: SQLFragment = ""
     /// Which rows of `table` (alias `t`) are this kind, for export (people are leaders or students).
-    var exportFilter = "true"
+    var exportFilter: SQLFragment = "true"
     var rules: [RowRule] = []
     /// The key column named in duplicate messages (default: the first key column).
     var messageKey: String?
@@ -255,10 +256,10 @@ struct KindSpec: Sendable {
 
     /// The target key columns as the table's unique index compares them, over `alias` (`t.code`) or
     /// bare: an email that names no other kind without regard to case (`lower(t.email)`).
-    func comparedKeys(over alias: String? = nil) -> [(column: String, expression: String, lowered: Bool)] {
+    func comparedKeys(over alias: SQLFragment? = nil) -> [(column: String, expression: SQLFragment, lowered: Bool)] {
         keys.compactMap { column in
             column.target.map { target in
-                let name = alias.map { "\($0).\(target.name)" } ?? target.name
+                let name: SQLFragment = alias.map { "\($0).\(identifier: target.name)" } ?? SQLFragment(identifier: target.name)
                 let lowered = column.reference == nil && column.type == .email
                 return (target.name, lowered ? "lower(\(name))" : name, lowered)
             }
@@ -266,12 +267,12 @@ struct KindSpec: Sendable {
     }
 
     /// How a target row `t` matches a resolved row `n` (emails without regard to case).
-    var keyMatch: String {
-        comparedKeys(over: "t").map { "\($0.expression) = n.\($0.column)" }.joined(separator: " and ")
+    var keyMatch: SQLFragment {
+        SQLFragment(joining: comparedKeys(over: "t").map { "\($0.expression) = n.\(identifier: $0.column)" }, separator: " and ")
     }
 
     /// The key's display form for duplicate messages, as SQL over the staging row `s`.
-    var stagedKey: String { keys.map(\.stagedName).joined(separator: " || ', ' || ") }
+    var stagedKey: SQLFragment { SQLFragment(joining: keys.map(\.stagedName), separator: " || ', ' || ") }
 
     /// Every column that references another kind, scalar or list.
     var references: [(column: ColumnSpec, reference: Reference)] {
@@ -294,71 +295,84 @@ struct KindSpec: Sendable {
 
     /// SELECT over the staging table giving `line`, the key columns, the target columns and the raw
     /// list cells (named by their CSV column).
-    var resolveSQL: String {
-        let values = ["s.line"] + keys.compactMap { $0.target.map { "\($0.resolve) as \($0.name)" } }
-            + targetColumns.map { "\($0.resolve) as \($0.name)" } + lists.map { $0.column.stagedName + " as \($0.column.name)" }
-        let joins = joinedReferences.map { column, reference in
-            "left join \(reference.table) \(reference.alias) on \(reference.key(over: reference.alias)) = \(column.stagedName)"
-        } + (resolveJoins.isEmpty ? [] : [resolveJoins])
-        return "select \(values.joined(separator: ", ")) from stage s \(joins.joined(separator: " "))"
+    var resolveSQL: SQLFragment {
+        let values: [SQLFragment] = ["s.line"] + keys.compactMap { $0.target.map { "\($0.resolve) as \(identifier: $0.name)" } }
+            + targetColumns.map { "\($0.resolve) as \(identifier: $0.name)" }
+            + lists.map { "\($0.column.stagedName) as \(identifier: $0.column.name)" }
+        let joins = joinedReferences.map { column, reference -> SQLFragment in
+            "left join \(identifier: reference.table) \(reference.alias) on \(reference.key(over: reference.alias)) = \(column.stagedName)"
+        } + [resolveJoins]
+        return "select \(SQLFragment(joining: values, separator: ", ")) from stage s \(SQLFragment(joining: joins, separator: " "))"
     }
 
     /// The scalar references' joins over the target row `t` (inner joins for required columns).
-    var referenceJoins: String {
-        joinedReferences.map { column, reference in
-            "\(column.required ? "join" : "left join") \(reference.table) \(reference.alias) on \(reference.alias).id = t.\(column.target?.name ?? "")"
-        }.joined(separator: " ")
+    var referenceJoins: SQLFragment {
+        SQLFragment(joining: joinedReferences.map { column, reference -> SQLFragment in
+            let join: SQLFragment = column.required ? "join" : "left join"
+            return "\(join) \(identifier: reference.table) \(reference.alias) on \(reference.alias).id = t.\(identifier: column.target?.name ?? "")"
+        }, separator: " ")
     }
 
     /// Which rows export writes, SQL over `t` and the reference joins: archived rows are left out, and
     /// so are rows that need an archived row (a membership of an archived group), which an import of
     /// the export could not resolve.
-    private var exportCondition: String {
+    private var exportCondition: SQLFragment {
         var conditions = [exportFilter]
-        if case .archive? = retirement { conditions.append(Retirement.archive.isCurrent(over: "t").sql) }
+        if case .archive? = retirement { conditions.append(Retirement.archive.isCurrent(over: "t")) }
         for (column, reference) in joinedReferences where column.required {
             if case .archive? = KindSpec.of(reference.definedIn).retirement {
-                conditions.append(Retirement.archive.isCurrent(over: SQLFragment(identifier: reference.alias)).sql)
+                conditions.append(Retirement.archive.isCurrent(over: reference.alias))
             }
         }
-        return conditions.joined(separator: " and ")
+        return SQLFragment(joining: conditions, separator: " and ")
     }
 
     /// A query whose rows are exactly the CSV `import` reads (header = canonical column names).
-    var exportSQL: String {
+    var exportSQL: SQLFragment {
         // Each list column is read from its aggregate, joined as list0, list1 ...
-        let listAliases = Dictionary(uniqueKeysWithValues: lists.enumerated().map { ($1.column.name, "list\($0)") })
-        let values = columns.map { column in
-            "\(listAliases[column.name].map { "\($0).list" } ?? column.exportExpression) as \"\(column.name)\""
+        let listIndexes = Dictionary(uniqueKeysWithValues: lists.enumerated().map { ($1.column.name, $0) })
+        let values = columns.map { column -> SQLFragment in
+            let value: SQLFragment = listIndexes[column.name].map { "list\($0).list" } ?? column.exportExpression
+            return "\(value) as \(identifier: column.name)"
         }
-        let listJoins = zip(lists, lists.indices).map { list, index in
+        let listJoins = zip(lists, lists.indices).map { list, index -> SQLFragment in
             "left join (\(list.relation.exportAggregate)) list\(index) on list\(index).parent = t.id"
         }
-        let order = keys.map(\.exportExpression)
-        return "select \(values.joined(separator: ", ")) from \(table) t \(referenceJoins) \(listJoins.joined(separator: " ")) where \(exportCondition) order by \(order.joined(separator: ", "))"
+        let order = SQLFragment(joining: keys.map(\.exportExpression), separator: ", ")
+        return """
+            select \(SQLFragment(joining: values, separator: ", ")) from \(identifier: table) t \(referenceJoins) \
+            \(SQLFragment(joining: listJoins, separator: " ")) where \(exportCondition) order by \(order)
+            """
     }
 
     /// A row's key as people read it (`cp-small-tue / Joy Chang` for a membership), SQL over `t` and
     /// the reference joins; a reference whose key is personal data is named by its label.
-    var keyLabel: String {
-        keys.map { column in column.reference.map { $0.label(over: $0.alias) } ?? column.exportExpression }
-            .joined(separator: " || ' / ' || ")
+    var keyLabel: SQLFragment {
+        SQLFragment(joining: keys.map { column in column.reference.map { $0.label(over: $0.alias) } ?? column.exportExpression },
+                    separator: " || ' / ' || ")
     }
 
     /// SQL over the row `alias`: true when it belongs, itself or through what it belongs to, to the row
     /// with id `id` of `scope`'s table (a campus or a ministry); nil when the kind reaches no such row.
-    func belongs(_ alias: String, to scope: Reference, id: Int, depth: Int = 1) -> String? {
+    func belongs(_ alias: SQLFragment, to scope: Reference, id: Int, depth: Int = 1) -> SQLFragment? {
         if table == scope.table { return "\(alias).id = \(id)" }
-        let owner = "owner\(depth)"
+        let owner: SQLFragment = "owner\(depth)"
         guard let column = columns.first(where: { $0.name == belongsTo }),
               let reference = column.reference ?? column.list?.reference,
               let ownerBelongs = KindSpec.of(reference.definedIn).belongs(owner, to: scope, id: id, depth: depth + 1)
         else { return nil }
         if let list = column.list {
-            let link = "link\(depth)"
-            return "exists (select 1 from \(list.childTable) \(link) join \(reference.table) \(owner) on \(owner).id = \(link).\(list.valueColumn) where \(link).\(list.parentColumn) = \(alias).id and \(ownerBelongs))"
+            let link: SQLFragment = "link\(depth)"
+            return """
+                exists (select 1 from \(identifier: list.childTable) \(link) join \(identifier: reference.table) \(owner) \
+                on \(owner).id = \(link).\(identifier: list.valueColumn) where \(link).\(identifier: list.parentColumn) = \(alias).id \
+                and \(ownerBelongs))
+                """
         }
-        return "exists (select 1 from \(reference.table) \(owner) where \(owner).id = \(alias).\(column.target?.name ?? column.name) and \(ownerBelongs))"
+        return """
+            exists (select 1 from \(identifier: reference.table) \(owner) \
+            where \(owner).id = \(alias).\(identifier: column.target?.name ?? column.name) and \(ownerBelongs))
+            """
     }
 
     /// The columns that describe the rows `reference` names, not this kind's own.
@@ -368,16 +382,16 @@ struct KindSpec: Sendable {
 
     /// Adds, as non-members, the people the staged rows name that crubatch does not know yet, with the
     /// details of each one's first row; selects how many. Nil for kinds that add no one.
-    var addPeopleSQL: String? {
+    var addPeopleSQL: SQLFragment? {
         guard let (column, reference) = references.first(where: { $0.reference.addsPeople }) else { return nil }
         let details = details(of: reference).map(\.column)
-        let names = [reference.keyColumn] + details.map(\.name) + ["is_member"]
+        let names = ([reference.keyColumn] + details.map(\.name) + ["is_member"]).map(SQLFragment.init(identifier:))
         let values = [column.stagedName] + details.map(\.stagedName) + ["false"]
         return """
-            with added as (insert into \(reference.table) (\(names.joined(separator: ", ")))
-            select distinct on (\(column.stagedName)) \(values.joined(separator: ", ")) from stage s
+            with added as (insert into \(identifier: reference.table) (\(SQLFragment(joining: names, separator: ", ")))
+            select distinct on (\(column.stagedName)) \(SQLFragment(joining: values, separator: ", ")) from stage s
             where \(column.stagedName) is not null
-            and not exists (select 1 from \(reference.table) r where \(reference.key(over: "r")) = \(column.stagedName))
+            and not exists (select 1 from \(identifier: reference.table) r where \(reference.key(over: "r")) = \(column.stagedName))
             order by \(column.stagedName), s.line returning 1)
             select count(*) from added
             """
@@ -385,8 +399,8 @@ struct KindSpec: Sendable {
 
     /// For a kind whose sync covers what its file names (`syncScopedByFile`): SQL over `t`, true for
     /// the rows that belong to something a row of the file belongs to.
-    var fileScope: String? {
+    var fileScope: SQLFragment? {
         guard syncScopedByFile, let owner = columns.first(where: { $0.name == belongsTo })?.target?.name else { return nil }
-        return "t.\(owner) in (select n.\(owner) from (\(resolveSQL)) n)"
+        return "t.\(identifier: owner) in (select n.\(identifier: owner) from (\(resolveSQL)) n)"
     }
 }

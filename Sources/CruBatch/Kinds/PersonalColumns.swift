@@ -1,3 +1,5 @@
+import PostgresClient
+
 /// What a column tells of a person, declared on each `ColumnSpec` of a table that holds people's
 /// data (`ColumnSpec.personal`): whether `forget` erases it, and with what.
 enum Personal: Sendable, Hashable {
@@ -6,10 +8,10 @@ enum Personal: Sendable, Hashable {
     /// A person's data that may be empty: `forget` clears it.
     case cleared
     /// A person's data the schema requires: `forget` writes this placeholder, SQL over the row `t`.
-    case replaced(by: String)
+    case replaced(by: SQLFragment)
 
     /// What `forget` writes instead of the value, SQL over the row `t`; nil when it keeps the value.
-    var placeholder: String? {
+    var placeholder: SQLFragment? {
         switch self {
         case .no: nil
         case .cleared: "null"
@@ -43,7 +45,7 @@ struct PersonalColumns: Sendable {
         let keyColumns: [String]
         /// The personal columns and what `forget` writes in each (SQL over the row `t`), in
         /// declaration order.
-        let placeholders: [(column: String, placeholder: String)]
+        let placeholders: [(column: String, placeholder: SQLFragment)]
     }
 
     /// What `forget` erases: each table with a personal column, in catalog order.
@@ -85,7 +87,7 @@ struct PersonalColumns: Sendable {
     }
 
     /// The personal columns of `table` with their placeholders, each once.
-    private func erased(in table: String) -> [(column: String, placeholder: String)] {
+    private func erased(in table: String) -> [(column: String, placeholder: SQLFragment)] {
         var seen = Set<String>()
         return declarations(in: table).compactMap { column, personal in
             guard let placeholder = personal?.placeholder, seen.insert(column).inserted else { return nil }

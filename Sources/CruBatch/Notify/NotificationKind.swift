@@ -59,11 +59,13 @@ struct NotificationKind: Sendable {
 
     /// The notifications, as `n`, that this crubatch can send: of a kind it knows, whose subject still exists.
     static var sendable: PostgresQuery {
-        let conditions = NotificationSubject.allCases.map { subject -> String in
-            let kinds = all.filter { $0.subject == subject }.map { "'\($0.name)'" }.joined(separator: ", ")
-            return "(n.kind in (\(kinds)) and n.\(subject.column) is not null)"
+        let conditions = NotificationSubject.allCases.map { subject -> SQLFragment in
+            let kinds = SQLFragment(joining: all.filter { $0.subject == subject }.map { SQLFragment(literal: $0.name) },
+                                    separator: ", ")
+            return "(n.kind in (\(kinds)) and n.\(identifier: subject.column) is not null)"
         }
-        return PostgresQuery(unsafeSQL: "(" + conditions.joined(separator: " or ") + ")")
+        let any: SQLFragment = "(\(SQLFragment(joining: conditions, separator: " or ")))"
+        return PostgresQuery(any)
     }
 }
 

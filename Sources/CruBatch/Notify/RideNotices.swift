@@ -17,7 +17,7 @@ extension NotificationSubject {
     ]
 
     /// A time as a message gives it, in the event's zone: `Friday, October 16 at 15:30`.
-    private static func spoken(_ time: String) -> String {
+    private static func spoken(_ time: SQLFragment) -> SQLFragment {
         "to_char(\(time) at time zone e.timezone, 'FMDay, FMMonth FMDD \"at\" HH24:MI')"
     }
 

@@ -86,13 +86,13 @@ extension Placement {
     private func merge(_ rows: [[String?]], as spec: KindSpec,
                        updatingOnlyWhere condition: SQLFragment? = nil) throws -> Int {
         let encoder = StagingEncoder(spec: spec)
-        try connection.execute(PostgresQuery(unsafeSQL: encoder.createTableSQL))
+        try connection.execute(encoder.createTable)
         defer { try? connection.execute("drop table if exists stage") }
         var staged: [UInt8] = []
         for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
         try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
         let upsert = MergeSQL(spec: spec, blank: .clear).upsert(updatingOnlyWhere: condition)
-        return try connection.query(PostgresQuery(unsafeSQL: upsert)).rows.count
+        return try connection.query(upsert).rows.count
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the

@@ -1,4 +1,5 @@
 import CSVStream
+import PostgresClient
 
 /// The checks of ride offers and requests against their event (docs/ARCHITECTURE.md, "Rides"): the
 /// event shares rides, the ways the ride goes, and the ride says when it leaves each way.
@@ -30,7 +31,7 @@ extension DatabaseChecks {
     /// Rows without the departure of a way they go (`departs_to` for a ride to the event).
     func departuresMissing(direction: String, to: String, from: String) throws -> [Diagnostic] {
         try [(RideDirection.to, to), (.from, from)].flatMap { way, column in
-            let departure = isPresent(column) ? "s.\"\(column)\"" : "null"
+            let departure: SQLFragment = isPresent(column) ? "s.\(identifier: column)" : "null"
             return try connection.query("""
                 select s.line from stage s
                 where \(unescaped: departure) is null and ride_direction_covers(s.\(identifier: direction), \(way.rawValue))

@@ -139,7 +139,7 @@ public struct PersonalDataEraser {
     /// earlier change images of those rows (found by id, or by key for rows since deleted), then in the
     /// rows; returns how many images were scrubbed.
     private func erase(_ erasure: PersonalColumns.Erasure, of personID: Int) throws -> Int {
-        let image = erasure.placeholders.map { "'\($0.column)', \($0.placeholder)" }.joined(separator: ", ")
+        let image = SQLFragment(joining: erasure.placeholders.map { "\(literal: $0.column), \($0.placeholder)" }, separator: ", ")
         let sameKey = SQLFragment(joining: (["before", "after"] as [SQLFragment]).map { side -> SQLFragment in
             let equal = erasure.keyColumns.map { column -> SQLFragment in
                 "c.\(side)->>\(literal: column) = e.\(identifier: column)::text"
@@ -153,7 +153,8 @@ public struct PersonalDataEraser {
                   from \(identifier: erasure.table) t where t.\(identifier: erasure.personColumn) = \(personID)) e
             where c.table_name = \(erasure.table) and (c.row_id = e.id or \(unescaped: sameKey))
             """).affectedRows
-        let assignments = erasure.placeholders.map { "\($0.column) = \($0.placeholder)" }.joined(separator: ", ")
+        let assignments = SQLFragment(
+            joining: erasure.placeholders.map { "\(identifier: $0.column) = \($0.placeholder)" }, separator: ", ")
         try connection.query("""
             update \(identifier: erasure.table) t set \(unescaped: assignments)
             where t.\(identifier: erasure.personColumn) = \(personID)

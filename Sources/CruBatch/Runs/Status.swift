@@ -28,8 +28,9 @@ public struct StatusReport: Sendable, CommandReport {
 
     public static func load(from connection: PostgresConnection) throws -> StatusReport {
         try Migrator(connection: connection).requireCurrent()
-        let countsSQL = tables.map { "select '\($0)' as t, count(*) as n from \($0)" }.joined(separator: " union all ")
-        let counts = try connection.query(PostgresQuery(unsafeSQL: countsSQL)).rows.map {
+        let countsSQL = SQLFragment(
+            joining: tables.map { "select \(literal: $0) as t, count(*) as n from \(identifier: $0)" }, separator: " union all ")
+        let counts = try connection.query(PostgresQuery(countsSQL)).rows.map {
             TableCount(table: try $0.decode(String.self, 0), rows: try $0.decode(Int.self, 1))
         }
         var byStatus: [String: Int] = [:]
