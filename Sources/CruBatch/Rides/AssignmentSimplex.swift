@@ -162,12 +162,25 @@ struct AssignmentSimplex {
         return best >= 0 ? best : nil
     }
 
+    /// Sends as much flow as fits round the cycle the entering arc closes in the tree, and swaps the
+    /// arc that runs out of room (if any) for the entering one.
     private mutating func pivot(_ entering: Int) {
         // Push along the entering arc from `first` to `second`, then back to `first` in the tree.
         let forward = reducedCost(entering) < 0
         let first = forward ? Int(arcs[entering].source) : Int(arcs[entering].target)
         let second = forward ? Int(arcs[entering].target) : Int(arcs[entering].source)
-        var a = first, b = second
+        let join = commonAncestor(first, second)
+        let (delta, leaving, onFirstSide) = leavingArc(entering, forward: forward, first: first, second: second, join: join)
+        if delta > 0 {
+            push(delta, along: entering, forward: forward, first: first, second: second, join: join)
+        }
+        guard leaving >= 0 else { return }
+        rehang(from: onFirstSide ? first : second, upTo: leaving, under: onFirstSide ? second : first, by: entering)
+    }
+
+    /// Where the tree paths up from `a` and from `b` meet.
+    private func commonAncestor(_ a: Int, _ b: Int) -> Int {
+        var a = a, b = b
         while a != b {
             if depth[a] > depth[b] {
                 a = parent[a]
@@ -178,18 +191,23 @@ struct AssignmentSimplex {
                 b = parent[b]
             }
         }
-        let join = a
-        // The leaving arc: the last one of the least room, in the cycle's order from the join
-        // (down to `first`, the entering arc, up from `second`).
+        return a
+    }
+
+    /// The cycle's room (`delta`) and its leaving arc: the last one of the least room, in the cycle's
+    /// order from the join (down to `first`, the entering arc, up from `second`), named by the node
+    /// below it (-1: the entering arc itself), and whether that node is on `first`'s side.
+    private func leavingArc(_ entering: Int, forward: Bool, first: Int, second: Int, join: Int)
+        -> (delta: Int, leaving: Int, onFirstSide: Bool) {
         var delta = Int(forward ? arcs[entering].capacity - arcs[entering].flow : arcs[entering].flow)
-        var leaving = -1, leavingSide = 0
+        var leaving = -1, onFirstSide = false
         var node = first
         while node != join {
             let arc = arcs[pred[node]], room = Int(up[node] ? arc.flow : arc.capacity - arc.flow)
             if room < delta {
                 delta = room
                 leaving = node
-                leavingSide = 1
+                onFirstSide = true
             }
             node = parent[node]
         }
@@ -199,30 +217,34 @@ struct AssignmentSimplex {
             if room <= delta {
                 delta = room
                 leaving = node
-                leavingSide = 2
+                onFirstSide = false
             }
             node = parent[node]
         }
-        if delta > 0 {
-            arcs[entering].flow += Int32(forward ? delta : -delta)
-            node = first
-            while node != join {
-                arcs[pred[node]].flow += Int32(up[node] ? -delta : delta)
-                node = parent[node]
-            }
-            node = second
-            while node != join {
-                arcs[pred[node]].flow += Int32(up[node] ? delta : -delta)
-                node = parent[node]
-            }
+        return (delta, leaving, onFirstSide)
+    }
+
+    /// Adds `delta` units of flow round the cycle: along the entering arc and the two tree paths.
+    private mutating func push(_ delta: Int, along entering: Int, forward: Bool, first: Int, second: Int, join: Int) {
+        arcs[entering].flow += Int32(forward ? delta : -delta)
+        var node = first
+        while node != join {
+            arcs[pred[node]].flow += Int32(up[node] ? -delta : delta)
+            node = parent[node]
         }
-        guard leaving >= 0 else { return }
-        // The subtree under the leaving arc hangs from the entering arc instead: the path from the
-        // entering arc's end inside it up to the leaving arc turns round.
-        let inside = leavingSide == 1 ? first : second
-        let outside = leavingSide == 1 ? second : first
+        node = second
+        while node != join {
+            arcs[pred[node]].flow += Int32(up[node] ? delta : -delta)
+            node = parent[node]
+        }
+    }
+
+    /// The subtree under the leaving arc (below node `leaving`) hangs from the entering arc instead:
+    /// the path from `inside`, the entering arc's end in it, up to `leaving` turns round, and
+    /// `inside` hangs under `outside`.
+    private mutating func rehang(from inside: Int, upTo leaving: Int, under outside: Int, by entering: Int) {
         var path: [(node: Int, pred: Int, up: Bool)] = []
-        node = inside
+        var node = inside
         while true {
             path.append((node, pred[node], up[node]))
             if node == leaving { break }
@@ -241,8 +263,12 @@ struct AssignmentSimplex {
             }
             attach(step.node, to: parent[step.node])
         }
-        // New depths and potentials under the moved subtree.
-        var stack = [inside]
+        updateDepthsAndPotentials(under: inside)
+    }
+
+    /// New depths and potentials for `top` and every node under it, from their new parents.
+    private mutating func updateDepthsAndPotentials(under top: Int) {
+        var stack = [top]
         while let top = stack.popLast() {
             let above = parent[top], arc = pred[top]
             depth[top] = depth[above] + 1
