@@ -2,17 +2,22 @@
 /// (`notify --templates DIR` replaces any of them with DIR/NAME.mustache). Plain text: a `Subject:`
 /// line, a blank line, the body.
 enum DefaultTemplates {
-    static let joined = """
-        Subject: {{student_name}} joined {{group_name}}
-
-        Hi {{leader_first_name}},
-
+    /// A new member as the `joined` message and the digest's `joined` list both introduce them.
+    private static let joinedMember = """
         {{student_name}} joined {{group_name}}{{#meets}}, which meets {{meets}}{{/meets}}.
           Email:       {{student_email}}
           Phone:       {{#student_phone}}{{student_phone}}{{/student_phone}}{{^student_phone}}not given{{/student_phone}}
         {{#school_year}}
           School year: {{school_year}}
         {{/school_year}}
+        """
+
+    static let joined = """
+        Subject: {{student_name}} joined {{group_name}}
+
+        Hi {{leader_first_name}},
+
+        \(joinedMember)
 
         Please reach out and welcome them before your next meeting: reply to this message to write to {{student_first_name}}.
 
@@ -64,12 +69,7 @@ enum DefaultTemplates {
         Hi {{leader_first_name}},
 
         {{#joined}}
-        {{student_name}} joined {{group_name}}{{#meets}}, which meets {{meets}}{{/meets}}.
-          Email:       {{student_email}}
-          Phone:       {{#student_phone}}{{student_phone}}{{/student_phone}}{{^student_phone}}not given{{/student_phone}}
-        {{#school_year}}
-          School year: {{school_year}}
-        {{/school_year}}
+        \(joinedMember)
 
         {{/joined}}
         {{#left}}
