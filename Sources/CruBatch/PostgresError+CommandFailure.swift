@@ -7,6 +7,10 @@ extension PostgresError: CommandFailure {
         case unavailable
         /// Another run holds what this one needs, or a deadlock was broken: retry (75).
         case temporary
+        /// The server went away under an open connection (a failover to a standby, a restart), or the
+        /// server reached is read-only now: what the run had not committed is rolled back, and the
+        /// same command run again goes to the new primary (75).
+        case failedOver
         /// crubatch's own SQL failed or its result did not decode: a bug (70).
         case bug
     }
@@ -15,6 +19,7 @@ extension PostgresError: CommandFailure {
     static let temporaryStates: Set<String> = ["40001", "40P01", "55P03"]
 
     var meaning: Meaning {
+        if primaryLost { return .failedOver }
         switch kind {
         case .connection: return .unavailable
         case .lockNotAvailable: return .temporary
@@ -31,7 +36,7 @@ extension PostgresError: CommandFailure {
     public var exitStatus: ExitStatus {
         switch meaning {
         case .unavailable: .unavailable
-        case .temporary: .temporaryFailure
+        case .temporary, .failedOver: .temporaryFailure
         case .bug: .software
         }
     }
@@ -40,6 +45,7 @@ extension PostgresError: CommandFailure {
         switch meaning {
         case .unavailable: "database-unavailable"
         case .temporary: "temporary-failure"
+        case .failedOver: "database-failed-over"
         case .bug: "internal-error"
         }
     }
@@ -48,6 +54,9 @@ extension PostgresError: CommandFailure {
         switch meaning {
         case .unavailable: description
         case .temporary: "\(description); another run holds what this one needs, try again"
+        case .failedOver:
+            "\(description); the database failed over or restarted mid-run: what this run had not committed "
+                + "was rolled back, so run it again"
         case .bug: "this is a bug in crubatch: \(description); please report it with the command you ran"
         }
     }

@@ -64,8 +64,8 @@ public final class PostgresConnection {
         endpoint = credentials.scrub(host.hasPrefix("/") ? "\(host) (socket), port \(port)" : "\(host):\(port)")
         guard PQstatus(handle) == CONNECTION_OK else {
             let reason = Self.firstLine(String(cString: PQerrorMessage(handle)))
-            throw PostgresError(kind: .connection,
-                                message: credentials.scrub("cannot connect to PostgreSQL at \(endpoint): \(reason)"))
+            let tried = Self.configuredHosts(handle).map { "PostgreSQL at \($0)" } ?? "PostgreSQL at \(endpoint)"
+            throw PostgresError(kind: .connection, message: credentials.scrub("cannot connect to \(tried): \(reason)"))
         }
     }
 
@@ -290,10 +290,13 @@ public final class PostgresConnection {
         }
         let state = field("C")
         let message = field("M") ?? Self.firstLine(String(cString: PQresultErrorMessage(result)))
-        let kind: PostgresError.Kind = state == "55P03" ? .lockNotAvailable
-            : PQstatus(handle) == CONNECTION_OK ? .query : .connection
-        return PostgresError(kind: kind, sqlState: state, message: credentials.scrub(message),
-                             detail: field("D").map(credentials.scrub), hint: field("H").map(credentials.scrub))
+        let lost = PQstatus(handle) != CONNECTION_OK
+        let kind: PostgresError.Kind = state == "55P03" ? .lockNotAvailable : lost ? .connection : .query
+        let said = lost ? "lost the connection to PostgreSQL at \(endpoint): \(message.trimmingCharacters(in: ["."]))" : message
+        var error = PostgresError(kind: kind, sqlState: state, message: credentials.scrub(said),
+                                  detail: field("D").map(credentials.scrub), hint: field("H").map(credentials.scrub))
+        error.connectionLost = lost
+        return error
     }
 
     /// Reads and frees the remaining results of the last command. A COPY among them is ended first:
@@ -327,9 +330,31 @@ public final class PostgresConnection {
     private func failure(_ kind: PostgresError.Kind) -> PostgresError {
         let reason = Self.firstLine(String(cString: PQerrorMessage(handle)))
         let lost = PQstatus(handle) != CONNECTION_OK
-        return PostgresError(kind: lost ? .connection : kind,
-                             message: credentials.scrub(
-                                lost ? "lost the connection to PostgreSQL at \(endpoint): \(reason)" : reason))
+        var error = PostgresError(kind: lost ? .connection : kind,
+                                  message: credentials.scrub(
+                                    lost ? "lost the connection to PostgreSQL at \(endpoint): \(reason)" : reason))
+        error.connectionLost = lost
+        return error
+    }
+
+    /// `h1:p1, h2:p2` when the connection string names several hosts (a primary and its standbys),
+    /// nil for one host: the message of a failed connection names every host it tried.
+    private static func configuredHosts(_ handle: OpaquePointer) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        let hosts = (values["host"] ?? values["hostaddr"] ?? "").split(separator: ",", omittingEmptySubsequences: false)
+        guard hosts.count > 1 else { return nil }
+        let ports = (values["port"] ?? "").split(separator: ",", omittingEmptySubsequences: false)
+        return hosts.indices.map { index in
+            let port = ports.count == hosts.count ? ports[index] : ports.first ?? "5432"
+            return "\(hosts[index]):\(port.isEmpty ? "5432" : port)"
+        }.joined(separator: ", ")
     }
 
     private static func firstLine(_ text: String) -> String {
@@ -347,7 +372,9 @@ public struct CopyInSender {
             buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
         }
         guard status == 1 else {
-            throw PostgresError(kind: .copy, message: String(cString: PQerrorMessage(handle)))
+            var error = PostgresError(kind: .copy, message: String(cString: PQerrorMessage(handle)))
+            error.connectionLost = PQstatus(handle) != CONNECTION_OK
+            throw error
         }
     }
 }

@@ -17,6 +17,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var detail: String?
     public var hint: String?
+    /// The connection was open and the server went away under it (a failover, a restart, a
+    /// terminated backend), as opposed to one that could not be opened: what it had not committed
+    /// is rolled back, and the same work can be tried again at once.
+    public var connectionLost = false
+
+    /// The connection is lost, or the server turned read-only under it (SQLSTATE 25006: a primary
+    /// demoted by a failover): the work belongs on the new primary, through a new connection.
+    public var primaryLost: Bool { connectionLost || sqlState == "25006" }
 
     public init(kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil) {
         self.kind = kind

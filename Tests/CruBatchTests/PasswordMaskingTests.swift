@@ -13,6 +13,21 @@ struct PasswordMaskingTests {
         }
     }
 
+    @Test("a multi-host URL no host answers names every host it tried, as text and as JSON, without the password")
+    func multiHostURL() throws {
+        let url = "postgresql://u:S3cret%3FPW@127.0.0.1:9,127.0.0.1:10/cru?target_session_attrs=read-write&connect_timeout=2"
+        for format in ["text", "json"] {
+            let result = try CommandResult.run(["status", "--database-url", url, "--format", format])
+            #expect(result.status == 69)
+            let output = result.stdout + result.stderr
+            #expect(output.contains("127.0.0.1:9, 127.0.0.1:10"), "\(output)")
+            #expect(output.contains("database-unavailable") || format == "text", "\(output)")
+            for form in ["S3cret%3FPW", "S3cret?PW", "S3cret"] {
+                #expect(!output.contains(form), "\(output)")
+            }
+        }
+    }
+
     @Test("an SMTP URL with ? in its password is refused without showing it")
     func smtpPasswordWithQuestionMark() throws {
         let database = try TestDatabase()
