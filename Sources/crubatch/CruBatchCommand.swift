@@ -90,3 +90,16 @@ struct DatabaseOptions: ParsableArguments {
         return try PostgresConnection(url)
     }
 }
+
+/// `--read-only-url`: where the exports read, so a standby carries the heavy reads.
+struct ReadOnlyDatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("read-only-url"),
+            help: ArgumentHelp("Read from this server instead, e.g. a standby (postgresql://h2:5432/cru), or several with target_session_attrs=prefer-standby; everything is read in one snapshot.",
+                               valueName: "url"))
+    var readOnlyURL: String?
+
+    /// A connection to the `--read-only-url` server, if one is given.
+    func connect() throws -> PostgresConnection? {
+        try readOnlyURL.map { try PostgresConnection($0) }
+    }
+}

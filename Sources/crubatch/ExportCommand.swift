@@ -50,6 +50,7 @@ struct ScopeOptions: ParsableArguments {
 struct ExportOutputOptions: ParsableArguments {
     @Option(help: "Output file (- or none: standard output).") var out = "-"
     @Flag(name: [.short, .long], help: "Print nothing when the export succeeds (no \"wrote ...\" line).") var quiet = false
+    @OptionGroup var readOnly: ReadOnlyDatabaseOptions
 
     /// What `--out` names now, and so how it is written.
     func target() throws -> OutputTarget { try OutputTarget(out) }
@@ -60,7 +61,11 @@ struct ExportOutputOptions: ParsableArguments {
     func run(_ what: String, json: Bool, scope: ExportScope = .everything, database: DatabaseOptions,
              _ export: (Exporter, OutputTarget) throws -> ExportedFile) throws {
         try Console(command: "export", quiet: quiet, json: json).run {
-            let exporter = try Exporter(connection: database.connect())
+            let connection = try readOnly.connect() ?? database.connect()
+            // One snapshot: every query of the export sees the same data, on a standby too.
+            try connection.execute("begin isolation level repeatable read read only")
+            defer { try? connection.execute("commit") }
+            let exporter = try Exporter(connection: connection)
             try exporter.requireExists(scope)
             let file = try export(exporter, try target())
             if file.file != OutputTarget.standardOutput.path && !quiet {

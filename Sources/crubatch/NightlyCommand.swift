@@ -26,6 +26,7 @@ struct NightlyCommand: ParsableCommand {
     var date: String?
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var readOnly: ReadOnlyDatabaseOptions
 
     func validate() throws {
         if keep < 1 { throw ValidationError("--keep must be at least 1") }
@@ -43,7 +44,8 @@ struct NightlyCommand: ParsableCommand {
     func run() throws {
         let console = output.console("nightly")
         try console.run {
-            let job = NightlyExport(connection: try database.connect(), outputDirectory: out, keep: keep,
+            let job = NightlyExport(connection: try database.connect(), readingFrom: try readOnly.connect(),
+                                    outputDirectory: out, keep: keep,
                                     date: date.flatMap(Self.parse) ?? Date(), rosters: rosters)
             let (folder, manifest) = try job.run()
             for skipped in manifest.errors {

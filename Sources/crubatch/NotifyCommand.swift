@@ -43,7 +43,9 @@ struct NotifyCommand: ParsableCommand {
 
         A failure that concerns one message (a recipient or the content refused) is that message's alone: notify goes on with the next. A failure of the server or of the login stops the run, and so do \(Notifier.consecutiveFailureLimit) failed messages in a row; the notifications left are postponed without counting an attempt, and notify says when the next retry is due.
 
-        Exit codes: 0 delivered; 1 some refused or dead, or nothing to preview; 69 database or mail server unavailable (or \(Notifier.consecutiveFailureLimit) messages in a row failed); 78 the mail server refused the login.
+        Through a database failover (a DATABASE_URL naming the primary and its standbys with target_session_attrs=read-write), notify connects again to the new primary, for up to a minute, marks sent the messages the old primary had not recorded, and goes on: the failover sends nothing twice.
+
+        Exit codes: 0 delivered; 1 some refused or dead, or nothing to preview; 69 database or mail server unavailable (or \(Notifier.consecutiveFailureLimit) messages in a row failed); 75 the database failed over and no new primary answered within a minute; 78 the mail server refused the login.
         """
     )
 
@@ -145,7 +147,8 @@ struct NotifyCommand: ParsableCommand {
                 }
                 do { mailTransport = try SMTPTransport(url: url) } catch { throw CruBatchError.usage("--smtp-url: \(error)") }
             }
-            let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options)
+            let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options,
+                                        reconnect: { try database.connect() })
             if watch {
                 installStopHandlers()
                 console.note("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")

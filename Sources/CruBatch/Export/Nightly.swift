@@ -45,7 +45,10 @@ public struct NightlyExport {
         case csv, xlsx
     }
 
+    /// Where the run records its folder (the primary).
     let connection: PostgresConnection
+    /// Where it reads the data: a standby given with `--read-only-url`, else `connection`.
+    let reader: PostgresConnection
     let outputDirectory: String
     let keep: Int
     let date: Date
@@ -55,9 +58,10 @@ public struct NightlyExport {
     /// removed once they are this old, so that a run still under way keeps its own.
     static let leftoverAge: TimeInterval = 3600
 
-    public init(connection: PostgresConnection, outputDirectory: String, keep: Int, date: Date,
-                rosters: RosterFormat = .csv) {
+    public init(connection: PostgresConnection, readingFrom reader: PostgresConnection? = nil, outputDirectory: String,
+                keep: Int, date: Date, rosters: RosterFormat = .csv) {
         self.connection = connection
+        self.reader = reader ?? connection
         self.outputDirectory = outputDirectory
         self.keep = keep
         self.date = date
@@ -122,9 +126,9 @@ public struct NightlyExport {
 
     private func export(into folder: String, date: String) throws -> Manifest {
         for sub in ["", "/rosters", "/data", "/calendars", "/rides"] { try create(folder + sub) }
-        try connection.execute("begin isolation level repeatable read read only")
-        defer { try? connection.execute("commit") }
-        let exporter = try Exporter(connection: connection)
+        try reader.execute("begin isolation level repeatable read read only")
+        defer { try? reader.execute("commit") }
+        let exporter = try Exporter(connection: reader)
         var files: [ExportedFile] = []
         var errors: [SkippedFile] = []
         /// Writes `subfolder/name`, or records why the data cannot give that file and goes on.
@@ -158,7 +162,7 @@ public struct NightlyExport {
             try add("data", kind.fileName) { try exporter.exportKind(kind, to: $0) }
         }
         try add("calendars", "all.ics") { try exporter.exportCalendar(.everything, to: $0, today: self.date) }
-        for campus in try connection.query("select code from campuses where archived_at is null order by code").rows.map({ try $0.decode(String.self, 0) }) {
+        for campus in try reader.query("select code from campuses where archived_at is null order by code").rows.map({ try $0.decode(String.self, 0) }) {
             try add("calendars", Self.fileName(for: campus, of: "campus", extension: "ics")) {
                 try exporter.exportCalendar(.campus(campus), to: $0, today: self.date)
             }

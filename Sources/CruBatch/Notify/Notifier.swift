@@ -26,6 +26,11 @@ public struct NotifyOptions: Sendable {
 /// Delivers the notifications outbox: claims due rows with `FOR UPDATE SKIP LOCKED` (so several
 /// `notify` processes never send the same row), sends, and marks each row sent, committing each
 /// message as it goes, so a crash re-sends at most the message in flight (with the same Message-ID).
+///
+/// Given a way to `reconnect`, it lives through a database failover: when the connection is lost it
+/// connects again (to the new primary, for a multi-host URL with `target_session_attrs=read-write`)
+/// and first marks sent again the messages it sent whose mark the lost connection had not
+/// committed, so that no message is sent twice because of the failover.
 public final class Notifier {
     public static let channel = "crubatch_notifications"
     /// After this many failed messages in a row a run stops, whatever the failures: a server that
@@ -34,7 +39,15 @@ public final class Notifier {
     /// The kinds of message, as `--preview` takes them: `joined, welcome, left, ride-paired ...`.
     public static var kindNames: String { NotificationKind.names }
 
-    let connection: PostgresConnection
+    private(set) var connection: PostgresConnection
+    /// Opens a new connection after the old one was lost; nil: a lost connection ends the run.
+    let reconnect: (() throws -> PostgresConnection)?
+    /// How long a lost connection is tried again before the run gives up (exit 75).
+    let reconnectTimeout: Double
+    /// Messages sent whose `sent` mark is not known to be committed: confirmed again after a reconnect.
+    private var unconfirmed: [(ids: [Int], messageID: String)] = []
+    /// `watch` listens for new joins: a new connection listens again.
+    private var listening = false
     let transport: MailTransport
     let options: NotifyOptions
     let templates: NotificationTemplates
@@ -43,9 +56,12 @@ public final class Notifier {
 
     /// Loads the templates first: a template that cannot be used (`TemplateError`) stops the run
     /// before anything is claimed.
-    public init(connection: PostgresConnection, transport: MailTransport, options: NotifyOptions) throws {
+    public init(connection: PostgresConnection, transport: MailTransport, options: NotifyOptions,
+                reconnect: (() throws -> PostgresConnection)? = nil, reconnectTimeout: Double = 60) throws {
         templates = try NotificationTemplates(directory: options.templates)
         self.connection = connection
+        self.reconnect = reconnect
+        self.reconnectTimeout = reconnectTimeout
         self.transport = transport
         self.options = options
         try Migrator(connection: connection).requireCurrent()
@@ -62,12 +78,20 @@ public final class Notifier {
         var failuresInARow = 0
         var previewed = Set<Int>()
         while !shouldStop() && summary.stop == nil {
-            let handled = try connection.transaction { () throws -> Bool in
-                let claimed = try claim(excluding: previewed)
-                guard !claimed.ids.isEmpty else { return false }
-                try deliver(claimed, summary: &summary, failuresInARow: &failuresInARow)
-                if options.preview { previewed.formUnion(claimed.ids) }
-                return true
+            let handled: Bool
+            do {
+                handled = try connection.transaction { () throws -> Bool in
+                    let claimed = try claim(excluding: previewed)
+                    guard !claimed.ids.isEmpty else { return false }
+                    try deliver(claimed, summary: &summary, failuresInARow: &failuresInARow)
+                    if options.preview { previewed.formUnion(claimed.ids) }
+                    return true
+                }
+                unconfirmed = []
+            } catch let error as PostgresError where error.primaryLost && reconnect != nil {
+                try recover(from: error)
+                summary.reconnections += 1
+                continue
             }
             if !handled { break }
         }
@@ -80,12 +104,48 @@ public final class Notifier {
     public func watch(pollInterval: Double = 30, shouldStop: () -> Bool,
                       report: (NotifySummary) -> Void) throws {
         try connection.listen(Self.channel)
+        listening = true
+        defer { listening = false }
         while !shouldStop() {
             let summary = try deliverDue(shouldStop: shouldStop)
             if summary.didAnything { report(summary) }
             let wait = summary.nextRetryInSeconds.map { min(max(Double($0), 0.05), pollInterval) } ?? pollInterval
-            _ = try connection.waitForNotifications(timeout: wait)
+            do throws(PostgresError) {
+                _ = try connection.waitForNotifications(timeout: wait)
+            } catch {
+                guard error.primaryLost, reconnect != nil else { throw error }
+                try recover(from: error)
+            }
         }
+    }
+
+    /// Connects again after `lost`, trying once a second until `reconnectTimeout` (a failover takes
+    /// seconds), then marks sent the messages the lost connection had not confirmed, where no other
+    /// run did so meanwhile. Throws `lost` when no server takes the connection in time.
+    private func recover(from lost: PostgresError) throws {
+        guard let reconnect else { throw lost }
+        let deadline = Date().addingTimeInterval(reconnectTimeout)
+        while true {
+            do {
+                connection = try reconnect()
+                break
+            } catch let error as PostgresError where error.kind == .connection && Date() < deadline {
+                Thread.sleep(forTimeInterval: 1)
+            } catch let error as PostgresError where error.kind == .connection {
+                throw lost
+            }
+        }
+        try connection.transaction {
+            for (ids, messageID) in unconfirmed {
+                try connection.query("""
+                    update notifications set status = 'sent', sent_at = now(), attempts = attempts + 1,
+                    last_error = null, message_id = \(messageID)
+                    where id = any(\(ids)::bigint[]) and status <> 'sent'
+                    """)
+            }
+        }
+        unconfirmed = []
+        if listening { try connection.listen(Self.channel) }
     }
 
     /// Renders the notification `id` as it would be sent, for `notify --preview`.
@@ -174,6 +234,7 @@ public final class Notifier {
     /// locks again those of `ids` still due: one that another `notify` took in between is its to send.
     private func keepClaimed(_ ids: [Int]) throws -> Set<Int> {
         try connection.execute("COMMIT")
+        unconfirmed = []
         try connection.execute("BEGIN")
         return Set(try connection.query("""
             select n.id from notifications n where n.id = any(\(ids)::bigint[]) and \(due) for update skip locked
@@ -233,6 +294,7 @@ public final class Notifier {
                 summary.previewed += ids.count
                 continue
             }
+            unconfirmed.append((ids, message.messageID))
             try mark(ids, """
                 status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, \
                 message_id = \(message.messageID)

@@ -26,6 +26,8 @@ public struct NotifySummary: Sendable, Equatable, CommandReport {
     /// When the first of them falls due (UTC, ISO 8601), and in how many seconds.
     public var nextRetryAt: String?
     public var nextRetryInSeconds: Int?
+    /// Times the database connection was lost (a failover) and made again during the run.
+    public var reconnections = 0
 
     /// Whether the run handled any notification or stopped.
     var didAnything: Bool { sent + previewed + failed + retrying + dead + skipped > 0 || stop != nil }
@@ -35,6 +37,7 @@ public struct NotifySummary: Sendable, Equatable, CommandReport {
             : "sent \(sent)" + (emails < sent ? " in \(emails) email\(emails == 1 ? "" : "s")" : "")
         return "\(handled), failed \(failed), retrying \(retrying), dead \(dead), skipped \(skipped)"
             + (stop.map { "; stopped, \(postponed) postponed: \($0.message)" } ?? "")
+            + (reconnections > 0 ? "; reconnected to the database \(reconnections) time\(reconnections == 1 ? "" : "s")" : "")
             + (nextRetryAt.map { at in
                 "; \(waiting) waiting, next retry at \(at.replacingOccurrences(of: "T", with: " ").dropLast()) UTC"
                     + " (in \(nextRetryInSeconds ?? 0) s; notify --now tries them now)"
