@@ -96,6 +96,32 @@ struct FailoverTests {
         #expect(missing.isEmpty, "\(missing.count) sent notifications never reached the sink, e.g. \(missing.prefix(3))")
     }
 
+    @Test("notify --watch lives through a failover: joins made on the new primary are delivered, each once")
+    func watchDuringFailover() throws {
+        let database = try HADatabase()
+        try ministry(in: "load")
+        try students(40, lastName: "Later", in: "load")
+        let load = try database.run(["import", "--dir", scratch.folder("load")])
+        try #require(load.status == 0, "\(load.stderr)")
+
+        let watching = try database.start(["notify", "--watch", "--no-digest", "--poll", "1"],
+                                          environment: ["CRUBATCH_SMTP_URL": try MailSink.url()])
+        try #require(waitUntil(timeout: 30) { (try? watching.stderrSoFar().contains("watching")) == true })
+        try HACluster.failover()
+        try students(40, lastName: "Later", in: "joins", joining: "slo-all")
+        let joins = try database.run(["import", "memberships", scratch.folder("joins") + "/memberships.csv"])
+        try #require(joins.status == 0, "\(joins.stderr)")
+        let delivered = waitUntil(timeout: 90) {
+            (try? database.count("select count(*) from notifications where status = 'sent'")) == 40
+        }
+        watching.terminate()
+        let result = try watching.finish()
+        #expect(delivered, "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let received = try MailSink.messages(containing: ".\(database.name)@").compactMap { $0.raw("Message-ID") }
+        #expect(received.count == 40 && Set(received).count == 40, "the sink holds \(received.count) messages for 40 joins")
+    }
+
     @Test("a nightly caught by a failover exits 75 and leaves no dated or partial folder; the next run writes it")
     func nightlyDuringFailover() throws {
         let database = try HADatabase()
