@@ -31,6 +31,17 @@ struct FailoverTests {
         return try scratch.writeFile("\(folder)/students.csv", text)
     }
 
+    /// A database on the HA cluster holding a ministry and `count` students (with `joining`, also
+    /// their joins of that group), loaded with `import --dir`.
+    private func loadedDatabase(_ count: Int, lastName: String, joining group: String? = nil) throws -> HADatabase {
+        let database = try HADatabase()
+        try ministry(in: "load")
+        try students(count, lastName: lastName, in: "load", joining: group)
+        let load = try database.run(["import", "--dir", scratch.folder("load")])
+        try #require(load.status == 0, "\(load.stderr)")
+        return database
+    }
+
     /// Waits for the statement of a crubatch process matching `pattern` to wait for a lock on the primary.
     private func waitForLockWait(_ database: HADatabase, _ pattern: String) -> Bool {
         waitUntil(timeout: 30) {
@@ -43,11 +54,7 @@ struct FailoverTests {
 
     @Test("an import caught by a failover exits 75 with nothing committed, and the same command then loads on the new primary")
     func importDuringFailover() throws {
-        let database = try HADatabase()
-        try ministry(in: "seed")
-        try students(2_000, lastName: "Before", in: "seed")
-        let seed = try database.run(["import", "--dir", scratch.folder("seed")])
-        try #require(seed.status == 0, "\(seed.stderr)")
+        let database = try loadedDatabase(2_000, lastName: "Before")
         let changed = try students(2_000, lastName: "After", in: "changed")
 
         let holder = try database.connect()
@@ -68,11 +75,7 @@ struct FailoverTests {
 
     @Test("notify sends 2,000 messages through a failover: it reconnects, and each message reaches the sink once")
     func notifyDuringFailover() throws {
-        let database = try HADatabase()
-        try ministry(in: "load")
-        try students(2_000, lastName: "Member", in: "load", joining: "slo-all")
-        let load = try database.run(["import", "--dir", scratch.folder("load")])
-        try #require(load.status == 0, "\(load.stderr)")
+        let database = try loadedDatabase(2_000, lastName: "Member", joining: "slo-all")
         let due = "select count(*) from notifications where kind = 'joined'"
         try #require(try database.count(PostgresQuery(stringLiteral: due)) == 2_000)
 
@@ -98,11 +101,7 @@ struct FailoverTests {
 
     @Test("notify --watch lives through a failover: joins made on the new primary are delivered, each once")
     func watchDuringFailover() throws {
-        let database = try HADatabase()
-        try ministry(in: "load")
-        try students(40, lastName: "Later", in: "load")
-        let load = try database.run(["import", "--dir", scratch.folder("load")])
-        try #require(load.status == 0, "\(load.stderr)")
+        let database = try loadedDatabase(40, lastName: "Later")
 
         let watching = try database.start(["notify", "--watch", "--no-digest", "--poll", "1"],
                                           environment: ["CRUBATCH_SMTP_URL": try MailSink.url()])
