@@ -139,3 +139,141 @@ struct AttendanceTests {
         #expect(try database.count("select count(*) from people where origin = 'check-in'") == 0)
     }
 }
+
+/// Newcomers: the first check-in at any event of a ministry of someone in none of its groups reaches
+/// the ministry's staff contact, one digest per ministry per run.
+@Suite("attendance: newcomers")
+struct NewcomerTests {
+    private let scratch = ScratchDirectory()
+
+    /// Students of Cal Poly in no group of Cru Cal Poly or Epic, with a sex and a school year.
+    private func strangers(_ database: TestDatabase, count: Int) throws -> [(email: String, name: String)] {
+        try database.connect().query("""
+            select p.email, p.first_name || ' ' || p.last_name from people p join campuses c on c.id = p.campus_id
+            where c.code = 'calpoly' and not p.is_leader and p.sex in ('male', 'female') and p.school_year is not null
+            and not exists (select 1 from memberships m join community_groups g on g.id = m.group_id
+                            join ministries mi on mi.id = g.ministry_id
+                            where m.person_id = p.id and mi.code in ('cru-calpoly', 'epic-calpoly'))
+            order by p.sex, p.school_year, p.email limit \(count)
+            """).rows.map { (try $0.decode(String.self, 0), try $0.decode(String.self, 1)) }
+    }
+
+    /// The groups `place` would offer the person `email` in `ministry`, computed here in SQL: their sex
+    /// and school year admitted, room left, fewest members, then Monday first, time, code.
+    private func fitting(_ email: String, ministry: String, in database: TestDatabase) throws -> [String] {
+        try database.connect().query("""
+            with p as (select * from people where email = \(email)),
+            g as (select g.*, (select count(*) from memberships m where m.group_id = g.id and m.status <> 'left') as members
+                  from community_groups g join ministries mi on mi.id = g.ministry_id where mi.code = \(ministry))
+            select g.name from g, p
+            where (g.sex is null or g.sex = 'mixed' or (g.sex = 'men' and p.sex = 'male') or (g.sex = 'women' and p.sex = 'female'))
+            and (g.audience is null or g.audience = 'mixed' or g.audience =
+                 (array['freshmen', 'sophomores', 'juniors', 'seniors', 'graduates'])[p.school_year])
+            and (g.capacity is null or g.members < g.capacity)
+            order by g.members, array_position(array['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday',
+                     'Sunday'], g.meeting_day), g.meeting_time, g.code
+            limit 3
+            """).rows.map { try $0.decode(String.self, 0) }
+    }
+
+    /// The paragraph of `body` about the person named `name`, and how many paragraphs name them.
+    private func entry(_ name: String, in body: String) -> (lines: [String], count: Int) {
+        let entries = body.components(separatedBy: "\n\n").filter { $0.hasPrefix(name + ", at ") }
+        return (entries.first?.components(separatedBy: "\n") ?? [], entries.count)
+    }
+
+    @Test("the digest in the SMTP sink lists exactly the first-time attendees in no group, each once, with groups that fit their sex and school year")
+    func digestListsNewcomers() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try database.connect().execute("update notifications set status = 'sent', sent_at = now()")
+        let contacts = try scratch.writeFile("ministries.csv", """
+            code,name,campus,contact_email
+            cru-calpoly,Cru Cal Poly,calpoly,Follow-Up@CruCalPoly.example
+            epic-calpoly,Epic Movement Cal Poly,calpoly,epic.staff@example.org
+
+            """)
+        try #require(try database.run(["import", "ministries", contacts]).status == 0)
+        let newcomers = try strangers(database, count: 7)
+        let member = try database.connect().query("""
+            select p.email, p.first_name || ' ' || p.last_name from people p join memberships m on m.person_id = p.id
+            join community_groups g on g.id = m.group_id join ministries mi on mi.id = g.ministry_id
+            where mi.code = 'cru-calpoly' and m.status = 'active' and not p.is_leader order by p.email limit 1
+            """).rows.map { (try $0.decode(String.self, 0), try $0.decode(String.self, 1)) }[0]
+        let (returning, rest) = (newcomers[0], Array(newcomers.dropFirst()))
+        // Last week: `returning` came to the welcome night (nothing sent: --no-notify).
+        let lastWeek = try scratch.writeFile("last-week.csv", AttendanceTests.header
+            + "cru-weekly-welcome,\(returning.email),,,,,\n")
+        try #require(try database.run(["import", "attendance", lastWeek, "--no-notify"]).status == 0)
+
+        var sheet = AttendanceTests.header
+        for person in rest { sheet += "fall-retreat-2026,\(person.email),,,,,\n" }
+        sheet += "epic-mid-autumn,\(rest[0].email),,,,,\nspring-missions-info,\(rest[0].email),,,,,\n"
+        sheet += "spring-missions-info,\(returning.email),,,,,\ncru-weekly-welcome,\(member.0),,,,,\n"
+        sheet += "fall-retreat-2026,,Wren,Firstyear,805-555-7301,freshman,\n"
+        sheet += "fall-retreat-2026,,Jude,Thirdyear,805-555-7302,junior,\n"
+        let file = try scratch.writeFile("retreat.csv", sheet)
+        let load = try database.run(["import", "attendance", file])
+        #expect(load.status == 0, "\(load.stderr)")
+        let queued = try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'")
+        #expect(queued == 2 * (rest.count + 2))
+
+        let sent = try database.run(["notify", "--smtp-url", try MailSink.url(), "--no-digest"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let messages = try MailSink.messages(for: database).filter { $0.header("Subject")?.contains("newcomer") == true }
+        #expect(messages.count == 2, "one digest per ministry, --no-digest or not")
+        let walkIns = try database.connect().query("""
+            select email, first_name || ' ' || last_name from people where origin = 'check-in' order by email
+            """).rows.map { (email: try $0.decode(String.self, 0), name: try $0.decode(String.self, 1)) }
+        #expect(Set(walkIns.map(\.name)) == ["Wren Firstyear", "Jude Thirdyear"])
+        let expected = rest + walkIns
+        for (ministry, contact, name) in [("cru-calpoly", "follow-up@crucalpoly.example", "Cru Cal Poly"),
+                                          ("epic-calpoly", "epic.staff@example.org", "Epic Movement Cal Poly")] {
+            let message = try #require(messages.first { $0.header("To")?.contains(contact) == true }, "\(contact)")
+            #expect(message.header("Subject") == "\(expected.count) newcomers to follow up for \(name)")
+            let body = message.body
+            for (email, newcomer) in expected {
+                let (lines, count) = entry(newcomer, in: body)
+                #expect(count == 1, "\(newcomer) once in \(ministry)'s digest:\n\(body)")
+                let fits = lines.filter { $0.hasPrefix("  Fits:        ") }.map { String($0.dropFirst(15)) }
+                let oracle = try fitting(email, ministry: ministry, in: database)
+                #expect(fits.count == max(oracle.count, 1), "\(newcomer) in \(ministry): \(fits) vs \(oracle)")
+                for (line, group) in zip(fits, oracle) {
+                    #expect(line.hasPrefix(group + ",") || line.hasPrefix(group + " ("), "\(newcomer): \(line) is not \(group)")
+                }
+                if oracle.isEmpty { #expect(fits == ["no group with room takes them yet"]) }
+            }
+            for other in [returning.name, member.1] {
+                #expect(!body.contains(other), "\(other) is no newcomer of \(ministry)")
+            }
+            #expect(!body.contains(WalkInsDomain.text), "a walk-in's key is no address to show")
+        }
+        // A walk-in of unknown sex is offered only groups open to both.
+        let cru = try #require(messages.first { $0.header("To")?.contains("follow-up@") == true })
+        let wren = entry("Wren Firstyear", in: cru.body).lines.joined(separator: "\n")
+        #expect(wren.contains("Phone:       (805) 555-7301") || wren.contains("555-7301"), "\(wren)")
+        #expect(!wren.contains("Men") && !wren.contains("Women"), "\(wren)")
+        // Nothing is queued again when the sheet is read again.
+        let all = try database.count("select count(*) from notifications where kind = 'newcomer'")
+        let again = try database.run(["import", "attendance", file])
+        #expect(again.status == 0, "\(again.stdout)")
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer'") == all)
+    }
+
+    @Test("--no-notify records the newcomers as suppressed; a ministry without a contact gets none")
+    func suppressed() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let person = try strangers(database, count: 1)[0]
+        let file = try scratch.writeFile("sheet.csv", AttendanceTests.header + "cru-weekly-welcome,\(person.email),,,,,\n")
+        try database.connect().execute("update ministries set contact_email = 'staff@example.org' where code = 'cru-calpoly'")
+        #expect(try database.run(["import", "attendance", file, "--no-notify"]).status == 0)
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'suppressed'") == 1)
+        let other = try scratch.writeFile("epic.csv", AttendanceTests.header + "epic-mid-autumn,\(person.email),,,,,\n")
+        #expect(try database.run(["import", "attendance", other]).status == 0)
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer'") == 1)
+    }
+}
+
+/// The domain of walk-ins' keys, as the tests look for it.
+private enum WalkInsDomain {
+    static let text = "check-in.invalid"
+}
