@@ -20,7 +20,7 @@ struct AttendanceTests {
 
     /// A 300-row sheet: 260 check-ins of known students (130 at each of two events, email only, some
     /// with a time) and 40 walk-ins at the first event.
-    private func bigSheet(in database: TestDatabase) throws -> String {
+    static func bigSheet(in database: TestDatabase, scratch: ScratchDirectory) throws -> String {
         let emails = try database.connect().query("""
             select email from people where not is_leader and is_member order by email limit 130
             """).rows.map { try $0.decode(String.self, 0) }
@@ -52,7 +52,7 @@ struct AttendanceTests {
     @Test("a 300-row sheet with 40 walk-ins adds 40 students of the event's campus from the check-in and 300 rows; reading it again changes nothing")
     func bigSheetIsIdempotent() throws {
         let database = try TestDatabase(importing: "central-coast")
-        let file = try bigSheet(in: database)
+        let file = try Self.bigSheet(in: database, scratch: scratch)
         let people = try database.count("select count(*) from people")
         let first = try database.run(["import", "attendance", file, "--no-notify"])
         #expect(first.status == 0, "\(first.stderr)")
@@ -95,7 +95,7 @@ struct AttendanceTests {
     @Test("--sync archives only the missing rows of the events the file names; the other events keep theirs")
     func syncPerEvent() throws {
         let database = try TestDatabase(importing: "central-coast")
-        let file = try bigSheet(in: database)
+        let file = try Self.bigSheet(in: database, scratch: scratch)
         #expect(try database.run(["import", "attendance", file, "--no-notify"]).status == 0)
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
         // The welcome night's sheet again, without its first five known students.
@@ -276,4 +276,104 @@ struct NewcomerTests {
 /// The domain of walk-ins' keys, as the tests look for it.
 private enum WalkInsDomain {
     static let text = "check-in.invalid"
+}
+
+/// Stamps: the events each person came to, per campus and term, checked against counts in SQL.
+@Suite("attendance: stamps")
+struct StampsTests {
+    private let scratch = ScratchDirectory()
+
+    /// A database with the big sheet, a winter event and a Cuesta-only event loaded.
+    private func loaded() throws -> TestDatabase {
+        let database = try TestDatabase(importing: "central-coast")
+        #expect(try database.run(["import", "terms", TestEnvironment.fixture("terms") + "/terms.csv"]).status == 0)
+        let emails = try database.connect().query("""
+            select email from people where not is_leader and is_member order by email limit 30
+            """).rows.map { try $0.decode(String.self, 0) }
+        var text = AttendanceTests.header
+        for email in emails.prefix(20) { text += "spring-missions-info,\(email),,,,,\n" }
+        for email in emails.suffix(10) { text += "cuesta-welcome-lunch,\(email),,,,,\n" }
+        text += "fall-retreat-2026,,Noah,WalkinAlpha0,(805) 555-7000,1,\n"
+        for file in [try AttendanceTests.bigSheet(in: database, scratch: scratch), try scratch.writeFile("more.csv", text)] {
+            let load = try database.run(["import", "attendance", file, "--no-notify"])
+            try #require(load.status == 0, "\(load.stderr)")
+        }
+        return database
+    }
+
+    /// The rows of an export: person (first, last, email, phone) -> its stamps and events.
+    private func stamps(_ csv: String) -> [String: String] {
+        var rows: [String: String] = [:]
+        for line in csv.components(separatedBy: "\r\n").dropFirst() where !line.isEmpty {
+            let cells = line.components(separatedBy: ",")
+            rows[cells[0...3].joined(separator: ",")] = cells[5] + " " + cells[6]
+        }
+        return rows
+    }
+
+    /// The same, counted here in SQL: check-ins of the campus's events (by their ministries), neither
+    /// archived, starting on or after `from` and before `until`.
+    private func counted(_ database: TestDatabase, from: String = "1900-01-01", until: String = "2100-01-01", min: Int = 1) throws -> [String: String] {
+        var rows: [String: String] = [:]
+        for row in try database.connect().query("""
+            select p.first_name || ',' || p.last_name || ',' || case when p.origin = 'check-in' then '' else p.email end
+                   || ',' || coalesce('''' || p.phone, ''), count(*)::text || ' ' || string_agg(e.code, ';' order by e.starts_at, e.code)
+            from attendance a join people p on p.id = a.person_id join events e on e.id = a.event_id
+            where a.archived_at is null and e.starts_at >= \(from)::date and e.starts_at < \(until)::date
+            and e.id in (select em.event_id from event_ministries em join ministries mi on mi.id = em.ministry_id
+                         join campuses c on c.id = mi.campus_id where c.code = 'calpoly')
+            group by p.id having count(*) >= \(min)
+            """).rows {
+            rows[try row.decode(String.self, 0)] = try row.decode(String.self, 1)
+        }
+        return rows
+    }
+
+    @Test("stamps per person of a campus, of a term and with --min equal the counts done in SQL; an event's list has its check-ins")
+    func stampsMatchSQL() throws {
+        let database = try loaded()
+        let all = try database.run(["export", "attendance", "--campus", "calpoly"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.hasPrefix("first_name,last_name,email,phone,school_year,stamps,events\r\n"), "\(all.stdout.prefix(200))")
+        let expected = try counted(database)
+        #expect(expected.count == 170, "130 students and 40 walk-ins, one of them twice")
+        #expect(stamps(all.stdout) == expected)
+
+        let term = try database.run(["export", "attendance", "--campus", "calpoly", "--term", "fall-2026"])
+        #expect(term.status == 0, "\(term.stderr)")
+        #expect(stamps(term.stdout) == (try counted(database, from: "2026-09-24", until: "2026-12-12")))
+        #expect(!term.stdout.contains("spring-missions-info") && !all.stdout.contains("cuesta-welcome-lunch"))
+
+        let out = try scratch.folder() + "/rewards.csv"
+        let rewards = try database.run(["export", "attendance", "--campus", "calpoly", "--min", "3", "--out", out])
+        #expect(rewards.status == 0, "\(rewards.stderr)")
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(stamps(written) == (try counted(database, min: 3)))
+        #expect(stamps(written).count == 20)
+        #expect(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int == 0o600)
+
+        let event = try database.run(["export", "attendance", "--event", "cru-weekly-welcome"])
+        #expect(event.status == 0, "\(event.stderr)")
+        let lines = event.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.count == 1 + 170)
+        #expect(lines.filter { $0.hasSuffix(",yes") }.count == 40)
+        #expect(!event.stdout.contains("check-in.invalid"))
+
+        let unknown = try database.run(["export", "attendance", "--campus", "calpoly", "--term", "fall-1999"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("no term fall-1999 at campus calpoly"), "\(unknown.stderr)")
+    }
+
+    @Test("export attendance without options is the kind as import reads it: importing it again changes nothing")
+    func roundTrip() throws {
+        let database = try loaded()
+        let exported = try database.run(["export", "attendance"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let file = try scratch.writeFile("export.csv", exported.stdout)
+        let again = try database.run(["import", "attendance", file, "--format", "json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        let counts = try #require((document["files"] as? [[String: Any]])?.first)
+        #expect(counts["unchanged"] as? Int == 331 && counts["inserted"] as? Int == 0 && counts["updated"] as? Int == 0,
+                "\(counts)")
+    }
 }

@@ -168,7 +168,7 @@ public struct Exporter {
     private static let rosterOrder: SQLFragment = "order by g.code, p.last_name, p.first_name, p.email"
 
     /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the target.
-    private func copyCSV(_ query: PostgresQuery, to target: OutputTarget) throws -> ExportedFile {
+    func copyCSV(_ query: PostgresQuery, to target: OutputTarget) throws -> ExportedFile {
         let sink = try ExportSink(target)
         let rows = try connection.copyOut(query, options: "format csv, header") { chunk in
             try sink.writeRow(chunk)
