@@ -57,6 +57,9 @@ struct AttendanceTests {
         let first = try database.run(["import", "attendance", file, "--no-notify"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("attendance: added 40 walk-ins as students"), "\(first.stdout)")
+        let added = try database.run(["import", "attendance", file, "--dry-run", "--format", "json"])
+        let wouldAdd = try #require((try json(added.stdout)["files"] as? [[String: Any]])?.first)
+        #expect(wouldAdd.keys.contains("would_add_people") || wouldAdd.keys.contains("people_added"), "\(wouldAdd)")
         #expect(try database.count("select count(*) from attendance") == 300)
         #expect(try database.count("select count(*) from people") == people + 40)
         #expect(try database.count("""
@@ -87,7 +90,7 @@ struct AttendanceTests {
         let files = try #require(try json(again.stdout)["files"] as? [[String: Any]])
         #expect(files.first?["unchanged"] as? Int == 300, "\(again.stdout)")
         #expect(files.first?["inserted"] as? Int == 0 && files.first?["updated"] as? Int == 0)
-        #expect(files.first?["peopleAdded"] == nil, "no one is added again")
+        #expect((files.first?["people_added"] as? Int ?? 0) == 0, "no one is added again")
         #expect(try database.count("select count(*) from people") == people + 40)
         #expect(try snapshot(database) == before)
     }
@@ -375,5 +378,72 @@ struct StampsTests {
         let counts = try #require((document["files"] as? [[String: Any]])?.first)
         #expect(counts["unchanged"] as? Int == 331 && counts["inserted"] as? Int == 0 && counts["updated"] as? Int == 0,
                 "\(counts)")
+    }
+}
+
+/// `forget` and `undo` over check-ins.
+@Suite("attendance: forget and undo")
+struct AttendanceLifecycleTests {
+    private let scratch = ScratchDirectory()
+
+    @Test("forget clears the person's check-in times, in the change images too, and deletes the newcomer messages about them")
+    func forgetErasesCheckIns() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try database.connect().execute("update ministries set contact_email = 'staff@example.org' where code = 'epic-calpoly'")
+        let file = try AttendanceTests.bigSheet(in: database, scratch: scratch)
+        #expect(try database.run(["import", "attendance", file]).status == 0)
+        let person = try database.connect().query("""
+            select p.id, p.email from people p join attendance a on a.person_id = p.id
+            join notifications n on n.attendance_id = a.id where n.kind = 'newcomer' order by p.email limit 1
+            """).texts[0]
+        let (id, email) = (person[0]!, person[1]!)
+        #expect(try database.count("""
+            select count(*) from run_changes r join attendance a on a.id = r.row_id
+            where r.table_name = 'attendance' and a.person_id = \(id)::bigint and r.after->>'checked_in_at' is not null
+            """) == 2)
+        let forget = try database.run(["forget", email])
+        #expect(forget.status == 0, "\(forget.stderr)")
+        #expect(try database.count("select count(*) from attendance where person_id = \(id)::bigint") == 2)
+        #expect(try database.count("""
+            select count(*) from attendance where person_id = \(id)::bigint and checked_in_at is not null
+            """) == 0)
+        #expect(try database.count("""
+            select count(*) from run_changes r join attendance a on a.id = r.row_id
+            where r.table_name = 'attendance' and a.person_id = \(id)::bigint and r.after->>'checked_in_at' is not null
+            """) == 0)
+        #expect(try database.count("""
+            select count(*) from notifications n join attendance a on a.id = n.attendance_id where a.person_id = \(id)::bigint
+            """) == 0)
+        let stamps = try database.run(["export", "attendance", "--campus", "calpoly"])
+        #expect(!stamps.stdout.contains("Forgotten"), "a forgotten person has no passport")
+    }
+
+    @Test("undo of a check-in import removes its rows and the walk-ins it added, and cancels its pending newcomer messages")
+    func undoCheckIns() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try database.connect().execute("update ministries set contact_email = 'staff@example.org' where code = 'cru-calpoly'")
+        let people = try database.count("select count(*) from people")
+        let file = try AttendanceTests.bigSheet(in: database, scratch: scratch)
+        let load = try database.run(["import", "attendance", file, "--format", "json"])
+        #expect(load.status == 0, "\(load.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(load.stdout.utf8)) as? [String: Any])
+        let run = try #require((document["files"] as? [[String: Any]])?.first?["run_id"] as? Int)
+        let pending = try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'")
+        // Everyone at the welcome night (Cru Cal Poly's) who is in none of its groups.
+        #expect(pending == (try database.count("""
+            select count(*) from attendance a join events e on e.id = a.event_id
+            where e.code = 'cru-weekly-welcome' and not exists (
+                select 1 from memberships m join community_groups g on g.id = m.group_id join ministries mi on mi.id = g.ministry_id
+                where m.person_id = a.person_id and mi.code = 'cru-calpoly' and m.status = 'active')
+            """)))
+        #expect(pending > 40)
+        let undo = try database.run(["undo", String(run)])
+        #expect(undo.status == 0, "\(undo.stderr)\(undo.stdout)")
+        #expect(try database.count("select count(*) from attendance") == 0)
+        #expect(try database.count("select count(*) from people") == people)
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'") == 0)
+        // Read again, the sheet finds no one and queues its newcomers anew.
+        #expect(try database.run(["import", "attendance", file]).status == 0)
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'") == pending)
     }
 }
