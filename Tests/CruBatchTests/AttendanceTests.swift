@@ -447,3 +447,59 @@ struct AttendanceLifecycleTests {
         #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'") == pending)
     }
 }
+
+/// Rosters' "events this term".
+@Suite("attendance: rosters")
+struct AttendanceRosterTests {
+    private let scratch = ScratchDirectory()
+
+    @Test("a roster gives each member the campus's events they came to in the current term, as counted in SQL")
+    func eventsThisTerm() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        // A term of Cal Poly that holds today and the fall's events.
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd"
+        format.timeZone = TimeZone(identifier: "America/Los_Angeles")
+        let today = Date()
+        let start = min(today.addingTimeInterval(-86_400), format.date(from: "2026-09-01")!)
+        let end = max(today.addingTimeInterval(86_400), format.date(from: "2026-10-31")!)
+        let terms = try scratch.writeFile("terms.csv", "campus,code,name,starts_on,ends_on\n"
+            + "calpoly,now,This Term,\(format.string(from: start)),\(format.string(from: end))\n")
+        #expect(try database.run(["import", "terms", terms]).status == 0)
+        let members = try database.connect().query("""
+            select p.email from memberships m join people p on p.id = m.person_id join community_groups g on g.id = m.group_id
+            where g.code = 'cp-fr-men-mon' and m.status <> 'left' order by p.email
+            """).rows.map { try $0.decode(String.self, 0) }
+        #expect(members.count >= 3)
+        var sheet = AttendanceTests.header
+        for (index, email) in members.enumerated() {
+            sheet += "cru-weekly-welcome,\(email),,,,,\n"
+            if index % 2 == 0 { sheet += "fall-retreat-2026,\(email),,,,,\n" }
+            if index % 3 == 0 { sheet += "cuesta-welcome-lunch,\(email),,,,,\n" }
+        }
+        let file = try scratch.writeFile("sheet.csv", sheet)
+        #expect(try database.run(["import", "attendance", file, "--no-notify"]).status == 0)
+
+        let roster = try database.run(["export", "roster", "--group", "cp-fr-men-mon", "--format", "json"])
+        #expect(roster.status == 0, "\(roster.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(roster.stdout.utf8)) as? [String: Any])
+        let listed = try #require(((document["groups"] as? [[String: Any]])?.first?["members"]) as? [[String: Any]])
+        #expect(listed.count == members.count)
+        for member in listed {
+            let email = try #require(member["email"] as? String)
+            let expected = try database.count("""
+                select count(*) from attendance a join people p on p.id = a.person_id join events e on e.id = a.event_id
+                join terms t on t.code = 'now' where p.email = \(email)
+                and e.starts_at::date between t.starts_on and t.ends_on
+                and exists (select 1 from event_ministries em join ministries mi on mi.id = em.ministry_id
+                            join campuses c on c.id = mi.campus_id where em.event_id = e.id and c.code = 'calpoly')
+                """)
+            #expect(member["events_this_term"] as? Int == expected, "\(email)")
+        }
+        let people = try database.run(["export", "roster", "--group", "cp-fr-men-mon"])
+        #expect(people.stdout.contains("First name,Last name,Email,Phone,Year,Events this term,Joined"))
+        let machines = try database.run(["export", "roster", "--group", "cp-fr-men-mon", "--for", "machines"])
+        let rows = machines.stdout.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
+        #expect(Set(rows.map { $0.components(separatedBy: ",").last! }) == ["1", "2"], "cuesta's lunch is no Cal Poly event: \(rows)")
+    }
+}

@@ -11,13 +11,11 @@ public enum AttendanceListing: Sendable, Equatable {
     case event(String)
 }
 
-/// The SQL of stamps: check-ins that count (neither the check-in nor its event archived, the person
-/// not forgotten) at a campus's events, which its ministries hold.
+/// The SQL of stamps: check-ins that count (neither the check-in nor its event archived) at a campus's
+/// events, which its ministries hold.
 enum AttendanceStamps {
-    /// SQL over `a` (attendance), `e` (its event) and `p` (its person): the check-in counts.
-    static let counts: SQLFragment = """
-        \(Retirement.archive.isCurrent(over: "a")) and \(Retirement.archive.isCurrent(over: "e")) and p.forgotten_at is null
-        """
+    /// SQL over `a` (attendance) and `e` (its event): the check-in counts.
+    static let counts: SQLFragment = "\(Retirement.archive.isCurrent(over: "a")) and \(Retirement.archive.isCurrent(over: "e"))"
 
     /// SQL over `e`: the event belongs to a ministry of the campus whose id is the SQL `campus`.
     static func held(on campus: SQLFragment) -> SQLFragment {
@@ -29,6 +27,18 @@ enum AttendanceStamps {
 
     /// SQL over `e` and a term `t`: the event starts on a day of the term, on its own clock.
     static let inTerm: SQLFragment = "(e.starts_at at time zone e.timezone)::date between t.starts_on and t.ends_on"
+
+    /// SQL: how many events of the campus whose id is the SQL `campus` the person whose id is the
+    /// SQL `person` came to in the campus's current term (the one today falls in); null when no term
+    /// is current. A roster's "events this term".
+    static func thisTerm(person: SQLFragment, campus: SQLFragment) -> SQLFragment {
+        """
+        (select (select count(*) from attendance a join events e on e.id = a.event_id
+                 where a.person_id = \(person) and \(counts) and \(held(on: campus)) and \(inTerm))
+         from terms t where t.campus_id = \(campus) and \(Retirement.archive.isCurrent(over: "t"))
+         and current_date between t.starts_on and t.ends_on order by t.starts_on desc limit 1)
+        """
+    }
 
     /// SQL over `p`: the email people write to, none for a walk-in (whose key is no address).
     static let email: SQLFragment = "case when p.email like \(literal: "%@" + WalkIns.domain) then null else p.email end"
@@ -61,7 +71,8 @@ extension Exporter {
                        count(*) as stamps, string_agg(e.code, ';' order by e.starts_at, e.code) as events
                 from attendance a join events e on e.id = a.event_id join people p on p.id = a.person_id
                 join campuses c on c.code = \(campus.lowercased())
-                where \(unescaped: AttendanceStamps.counts) and \(unescaped: AttendanceStamps.held(on: "c.id")) \(termCondition)
+                where \(unescaped: AttendanceStamps.counts) and \(unescaped: AttendanceStamps.held(on: "c.id"))
+                and p.forgotten_at is null \(termCondition)
                 group by p.id having count(*) >= \(minimum)
                 order by count(*) desc, p.last_name, p.first_name, p.email
                 """, to: target)

@@ -101,6 +101,7 @@ public struct Exporter {
                     'members', coalesce((select jsonb_agg(jsonb_build_object(
                         'first_name', p.first_name, 'last_name', p.last_name, 'email', p.email, 'phone', p.phone,
                         'school_year', p.school_year, 'status', m.status,
+                        'events_this_term', \(unescaped: AttendanceStamps.thisTerm(person: "p.id", campus: "c.id")),
                         'joined_at', to_char(m.joined_at, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
                         order by p.last_name, p.first_name, p.email)
                         from memberships m join people p on p.id = m.person_id
@@ -146,6 +147,7 @@ public struct Exporter {
         ("first_name", "p.first_name"), ("last_name", "p.last_name"), ("email", "p.email"), ("phone", "p.phone"),
         ("school_year", "p.school_year"), ("status", "m.status"),
         ("joined_at", "to_char(m.joined_at, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"),
+        ("events_this_term", AttendanceStamps.thisTerm(person: "p.id", campus: "c.id")),
     ]
 
     private static func leaderList(_ expression: SQLFragment) -> SQLFragment {
