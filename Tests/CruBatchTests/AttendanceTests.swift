@@ -503,3 +503,45 @@ struct AttendanceRosterTests {
         #expect(Set(rows.map { $0.components(separatedBy: ",").last! }) == ["1", "2"], "cuesta's lunch is no Cal Poly event: \(rows)")
     }
 }
+
+/// Check-in sheets as staff have them: a Google Forms export and an Excel workbook.
+@Suite("attendance: sheets")
+struct AttendanceSheetTests {
+    private let scratch = ScratchDirectory()
+
+    @Test("a Google Forms export (Timestamp, Email Address ...) and its .xlsx twin load the same check-ins")
+    func formsAndWorkbook() throws {
+        let folder = try scratch.folder()
+        let csv = try scratch.writeFile("forms.csv", """
+            Timestamp,Email Address,Event,First name,Last name,Phone number,Year in school
+            9/24/2026 19:05:33,luca.dubois68@icloud.com,Cru Weekly: Welcome Back,,,,
+            9/24/2026 19:07:10,,cru-weekly-welcome,Wren,Firstyear,(805) 555-7301,Freshman
+
+            """)
+        _ = try Python.run(script: #"""
+            import sys, datetime, openpyxl
+            book = openpyxl.Workbook()
+            sheet = book.active
+            sheet.append(["Timestamp", "Email Address", "Event", "First name", "Last name", "Phone number", "Year in school"])
+            sheet.append([datetime.datetime(2026, 9, 24, 19, 5, 33), "luca.dubois68@icloud.com", "Cru Weekly: Welcome Back",
+                          None, None, None, None])
+            sheet.append([datetime.datetime(2026, 9, 24, 19, 7, 10), None, "cru-weekly-welcome", "Wren", "Firstyear",
+                          8055557301, "Freshman"])
+            book.save(sys.argv[1] + "/forms.xlsx")
+            """#, arguments: [folder])
+        var exports: [String] = []
+        for file in [csv, folder + "/forms.xlsx"] {
+            let database = try TestDatabase(importing: "central-coast")
+            let load = try database.run(["import", "attendance", file, "--no-notify"])
+            #expect(load.status == 0, "\(file): \(load.stderr)")
+            #expect(try database.count("""
+                select count(*) from attendance a join events e on e.id = a.event_id
+                where e.code = 'cru-weekly-welcome' and a.checked_in_at in
+                (timestamptz '2026-09-24 19:05:33 America/Los_Angeles', timestamptz '2026-09-24 19:07:10 America/Los_Angeles')
+                """) == 2)
+            exports.append(try database.run(["export", "attendance", "--event", "cru-weekly-welcome"]).stdout)
+        }
+        #expect(exports[0] == exports[1])
+        #expect(exports[0].contains("Wren,Firstyear,,'+18055557301,1,2026-09-24T19:07:10,yes"), "\(exports[0])")
+    }
+}
