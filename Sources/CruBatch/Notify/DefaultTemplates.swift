@@ -195,14 +195,8 @@ enum DefaultTemplates {
 
         """
 
-    /// One newcomer, as `notify --preview newcomer` shows it (newcomers are always sent as their
-    /// ministry's digest).
-    static let newcomer = """
-        Subject: A newcomer to follow up for {{ministry_name}}: {{name}}
-
-        Hello {{ministry_name}} staff,
-
-        {{name}} came to {{event_name}} ({{event_starts}}) for the first time{{#walk_in}}, signing in on the sheet{{/walk_in}}, and is in none of your groups yet.
+    /// How to reach a newcomer and the groups that fit them, in the single message and in the digest.
+    private static let newcomerDetails = """
           Phone:       {{#phone}}{{phone}}{{/phone}}{{^phone}}not given{{/phone}}
         {{#email}}
           Email:       {{email}}
@@ -216,6 +210,17 @@ enum DefaultTemplates {
         {{^groups}}
           Fits:        no group with room takes them yet
         {{/groups}}
+        """
+
+    /// One newcomer, as `notify --preview newcomer` shows it (newcomers are always sent as their
+    /// ministry's digest).
+    static let newcomer = """
+        Subject: A newcomer to follow up for {{ministry_name}}: {{name}}
+
+        Hello {{ministry_name}} staff,
+
+        {{name}} came to {{event_name}} ({{event_starts}}) for the first time{{#walk_in}}, signing in on the sheet{{/walk_in}}, and is in none of your groups yet.
+        \(newcomerDetails)
 
         Please reach out to {{first_name}} this week.
 
@@ -233,19 +238,7 @@ enum DefaultTemplates {
 
         {{#newcomer}}
         {{name}}, at {{event_name}} ({{event_starts}}){{#walk_in}}, signed in on the sheet{{/walk_in}}
-          Phone:       {{#phone}}{{phone}}{{/phone}}{{^phone}}not given{{/phone}}
-        {{#email}}
-          Email:       {{email}}
-        {{/email}}
-        {{#school_year}}
-          School year: {{school_year}}
-        {{/school_year}}
-        {{#groups}}
-          Fits:        {{name}}{{#meets}}, {{meets}}{{/meets}} ({{members}} members)
-        {{/groups}}
-        {{^groups}}
-          Fits:        no group with room takes them yet
-        {{/groups}}
+        \(newcomerDetails)
 
         {{/newcomer}}
         Please reach out to each of them this week.
