@@ -23,7 +23,7 @@ public struct StatusReport: Sendable, CommandReport {
 
     public static let tables = [
         "campuses", "ministries", "people", "ministry_teams", "community_groups", "memberships", "events",
-        "summer_missions", "resources", "ride_offers", "ride_requests", "notifications", "import_runs",
+        "summer_missions", "resources", "ride_offers", "ride_requests", "attendance", "notifications", "import_runs",
     ]
 
     public static func load(from connection: PostgresConnection) throws -> StatusReport {
