@@ -118,6 +118,29 @@ struct AttendanceTests {
             """) == 130)
     }
 
+    @Test("a walk-in whose phone and name crubatch knows is that person, without a file giving an email column at all")
+    func walkInKnownByPhone() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let people = try database.count("select count(*) from people")
+        let file = try scratch.writeFile("paper.csv", """
+            Event,First,Last,Mobile,Year
+            cru-weekly-welcome,luca,DUBOIS,(805) 555-0159,3
+            cru-weekly-welcome,Luca,Dubois,(805) 555-0999,3
+
+            """)
+        let load = try database.run(["import", "attendance", file, "--no-notify"])
+        #expect(load.status == 0, "\(load.stderr)")
+        #expect(load.stdout.contains("attendance: added 1 walk-in as a student"), "\(load.stdout)")
+        #expect(try database.count("select count(*) from people") == people + 1)
+        #expect(try database.count("""
+            select count(*) from attendance a join people p on p.id = a.person_id where p.email = 'luca.dubois68@icloud.com'
+            """) == 1)
+        #expect(try database.count("""
+            select count(*) from attendance a join people p on p.id = a.person_id
+            where p.phone = '+18055550999' and p.origin = 'check-in' and p.email like 'walk-in-18055550999-%@check-in.invalid'
+            """) == 1)
+    }
+
     @Test("a walk-in without a phone or a name, an unknown email and a walk-in twice are refused with line and column")
     func refusedRows() throws {
         let database = try TestDatabase(importing: "central-coast")

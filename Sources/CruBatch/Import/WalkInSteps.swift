@@ -25,14 +25,14 @@ extension DatabaseChecks {
             }
         }
         guard required.allSatisfy(isPresent) else { return found }
+        // One join with people (by hash, whatever the number of walk-ins), the oldest such person first.
         try connection.execute("""
-            update stage s set \(unescaped: key) = coalesce(
-                (select lower(p.email) from people p
-                 where p.phone = s.phone and lower(p.first_name) = lower(s.first_name)
-                 and lower(p.last_name) = lower(s.last_name) and p.forgotten_at is null
-                 order by p.id limit 1),
-                \(unescaped: WalkIns.key(over: "s")))
-            where s.\(unescaped: key) is null and not s.line = any(\(found.map(\.line))::int[])
+            update stage s set \(unescaped: key) = coalesce(k.known, \(unescaped: WalkIns.key(over: "s")))
+            from (select w.line, (array_agg(lower(p.email) order by p.id) filter (where p.id is not null))[1] as known
+                  from stage w left join people p on p.phone = w.phone and lower(p.first_name) = lower(w.first_name)
+                       and lower(p.last_name) = lower(w.last_name) and p.forgotten_at is null
+                  where w.\(unescaped: key) is null group by w.line) k
+            where k.line = s.line and not s.line = any(\(found.map(\.line))::int[])
             """)
         return found
     }
