@@ -174,13 +174,15 @@ struct ExportAttendanceCommand: ParsableCommand {
           crubatch export attendance --out attendance.csv
           crubatch export attendance --campus calpoly --term fall-2026 --out passports.csv
           crubatch export attendance --campus calpoly --min 3
-          crubatch export attendance --event fall-retreat-2026
+          crubatch export attendance --event fall-retreat-2026 --format json
         """)
 
     @Option(help: "Stamps per person at this campus's events (code).") var campus: String?
     @Option(help: "With --campus: only events that start within this term of the campus (code).") var term: String?
     @Option(help: "With --campus: only people with at least this many stamps.") var min: Int?
     @Option(help: "Who came to this event (code).") var event: String?
+    @Option(help: "csv or json (one document: {\"format\": 1, \"kind\": \"attendance\", \"rows\": [...]}).")
+    var format: ExportKindCommand.KindFormat = .csv
     @OptionGroup var output: ExportOutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -192,8 +194,10 @@ struct ExportAttendanceCommand: ParsableCommand {
 
     func run() throws {
         let listing: AttendanceListing? = campus.map { .stamps(campus: $0, term: term, minimum: min ?? 1) } ?? event.map { .event($0) }
-        try output.run(listing == nil ? "check-ins" : "people", json: false, database: database) { exporter, target in
-            try listing.map { try exporter.exportAttendance($0, to: target) } ?? exporter.exportKind(.attendance, to: target)
+        let json = format == .json
+        try output.run(listing == nil ? "check-ins" : "people", json: json, database: database) { exporter, target in
+            if let listing { return try exporter.exportAttendance(listing, json: json, to: target) }
+            return json ? try exporter.exportKindJSON(.attendance, to: target) : try exporter.exportKind(.attendance, to: target)
         }
     }
 }

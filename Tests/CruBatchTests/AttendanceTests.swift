@@ -365,6 +365,14 @@ struct StampsTests {
         #expect(expected.count == 170, "130 students and 40 walk-ins, one of them twice")
         #expect(stamps(all.stdout) == expected)
 
+        let json = try database.run(["export", "attendance", "--campus", "calpoly", "--format", "json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let rows = try #require(document["rows"] as? [[String: Any]])
+        #expect(document["kind"] as? String == "attendance" && rows.count == expected.count)
+        #expect(rows.reduce(0) { $0 + ($1["stamps"] as? Int ?? 0) } == expected.values.reduce(0) { $0 + Int($1.split(separator: " ")[0])! })
+        #expect(rows.allSatisfy { ($0["phone"] as? String)?.hasPrefix("'") != true }, "JSON is not neutralised for spreadsheets")
+
         let term = try database.run(["export", "attendance", "--campus", "calpoly", "--term", "fall-2026"])
         #expect(term.status == 0, "\(term.stderr)")
         #expect(stamps(term.stdout) == (try counted(database, from: "2026-09-24", until: "2026-12-12")))

@@ -45,8 +45,19 @@ enum AttendanceStamps {
 }
 
 extension Exporter {
-    /// Stamps or an event's list as CSV (a header, CRLF rows, formula-like cells neutralised).
-    public func exportAttendance(_ listing: AttendanceListing, to target: OutputTarget) throws -> ExportedFile {
+    /// Stamps or an event's list as CSV (a header, CRLF rows, formula-like cells neutralised) or, with
+    /// `json`, as one JSON document (`"kind": "attendance"`, one object per row, the same columns).
+    public func exportAttendance(_ listing: AttendanceListing, json: Bool = false, to target: OutputTarget) throws -> ExportedFile {
+        let query = try attendanceQuery(listing, safe: { json ? $0 : "csv_safe(\($0))" })
+        return json ? try exportJSON(query, kind: Kind.attendance.rawValue, to: target) : try copyCSV(query, to: target)
+    }
+
+    /// The listing's query; `safe` wraps a text cell a spreadsheet could run as a formula.
+    private func attendanceQuery(_ listing: AttendanceListing, safe: (SQLFragment) -> SQLFragment) throws -> PostgresQuery {
+        let person = SQLFragment(joining: [
+            "\(safe("p.first_name")) as first_name", "\(safe("p.last_name")) as last_name",
+            "\(safe(AttendanceStamps.email)) as email", "\(safe("p.phone")) as phone", "p.school_year",
+        ], separator: ", ")
         switch listing {
         case .stamps(let campus, let term, let minimum):
             try requireExists(.campus(campus))
@@ -65,30 +76,27 @@ extension Exporter {
             } else {
                 termCondition = ""
             }
-            return try copyCSV("""
-                select csv_safe(p.first_name) as first_name, csv_safe(p.last_name) as last_name,
-                       csv_safe(\(unescaped: AttendanceStamps.email)) as email, csv_safe(p.phone) as phone, p.school_year,
-                       count(*) as stamps, string_agg(e.code, ';' order by e.starts_at, e.code) as events
+            return """
+                select \(unescaped: person), count(*) as stamps, string_agg(e.code, ';' order by e.starts_at, e.code) as events
                 from attendance a join events e on e.id = a.event_id join people p on p.id = a.person_id
                 join campuses c on c.code = \(campus.lowercased())
                 where \(unescaped: AttendanceStamps.counts) and \(unescaped: AttendanceStamps.held(on: "c.id"))
                 and p.forgotten_at is null \(termCondition)
                 group by p.id having count(*) >= \(minimum)
                 order by count(*) desc, p.last_name, p.first_name, p.email
-                """, to: target)
+                """
         case .event(let code):
             guard try !connection.query("select 1 from events where code = \(code.lowercased())").rows.isEmpty else {
                 throw CruBatchError.usage("no event \(code): check the code (see `crubatch export events`)")
             }
-            return try copyCSV("""
-                select csv_safe(p.first_name) as first_name, csv_safe(p.last_name) as last_name,
-                       csv_safe(\(unescaped: AttendanceStamps.email)) as email, csv_safe(p.phone) as phone, p.school_year,
+            return """
+                select \(unescaped: person),
                        to_char(a.checked_in_at at time zone e.timezone, 'YYYY-MM-DD"T"HH24:MI:SS') as checked_in_at,
                        case when p.origin = 'check-in' then 'yes' else 'no' end as walk_in
                 from attendance a join events e on e.id = a.event_id join people p on p.id = a.person_id
                 where e.code = \(code.lowercased()) and \(unescaped: Retirement.archive.isCurrent(over: "a")) and p.forgotten_at is null
                 order by a.checked_in_at, p.last_name, p.first_name, p.email
-                """, to: target)
+                """
         }
     }
 }

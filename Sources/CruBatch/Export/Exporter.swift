@@ -62,13 +62,19 @@ public struct Exporter {
     /// A kind as one JSON document for scripts: `{"format": 1, "kind": ..., "rows": [{column: value}]}`,
     /// the same columns and values as the CSV, streamed row by row.
     public func exportKindJSON(_ kind: Kind, to target: OutputTarget) throws -> ExportedFile {
+        try exportJSON(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), kind: kind.rawValue, to: target)
+    }
+
+    /// The rows of `query` as one JSON document: `{"format": 1, "command": "export", "kind": ..., "rows":
+    /// [{column: value}]}`, streamed row by row.
+    func exportJSON(_ query: PostgresQuery, kind: String, to target: OutputTarget) throws -> ExportedFile {
         let sink = try ExportSink(target)
-        try sink.write(Array("{\"format\": \(ReportDocument.formatVersion), \"command\": \"export\", \"kind\": \"\(kind.rawValue)\", \"rows\": [".utf8))
+        try sink.write(Array("{\"format\": \(ReportDocument.formatVersion), \"command\": \"export\", \"kind\": \"\(kind)\", \"rows\": [".utf8))
         var first = true
         // One JSON object per row; CSV mode with control-character quote and delimiter passes it
         // through untouched (JSON text never holds a raw control character).
         let rows = try connection.copyOut("""
-            select row_to_json(x)::text from (\(unescaped: KindSpec.of(kind).exportSQL)) x
+            select row_to_json(x)::text from (\(query)) x
             """, options: "format csv, delimiter e'\\x02', quote e'\\x01'") { chunk in
             try sink.write(Array((first ? "\n" : ",\n").utf8) + chunk.dropLast(chunk.last == 0x0A ? 1 : 0), flush: false)
             first = false
