@@ -7,6 +7,17 @@ begin
     return old;
 end $$;
 
+CREATE FUNCTION public.cancel_newcomers_who_joined() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    update notifications n set status = 'cancelled', last_error = 'they joined a group of the ministry before it was sent'
+    from new_rows m join community_groups g on g.id = m.group_id join attendance a on a.person_id = m.person_id
+    where m.status = 'active' and n.kind = 'newcomer' and n.status = 'pending'
+    and n.attendance_id = a.id and n.ministry_id = g.ministry_id;
+    return null;
+end $$;
+
 CREATE FUNCTION public.cancel_notifications_of_deleted_pairing() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -1166,6 +1177,8 @@ CREATE TRIGGER group_leaders_record_run_insert AFTER INSERT ON public.group_lead
 CREATE TRIGGER group_leaders_record_run_update AFTER UPDATE ON public.group_leaders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
 
 CREATE TRIGGER import_runs_touch_updated_at BEFORE UPDATE ON public.import_runs FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER memberships_cancel_newcomers AFTER INSERT ON public.memberships REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.cancel_newcomers_who_joined();
 
 CREATE TRIGGER memberships_cancel_notifications BEFORE DELETE ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.cancel_member_joined();
 

@@ -285,6 +285,29 @@ struct NewcomerTests {
         #expect(try database.count("select count(*) from notifications where kind = 'newcomer'") == all)
     }
 
+    @Test("a newcomer who joins a group of the ministry before notify runs is not followed up")
+    func joinedBeforeSending() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try database.connect().execute("update notifications set status = 'sent', sent_at = now()")
+        try database.connect().execute("update ministries set contact_email = 'staff@example.org' where code in ('cru-calpoly', 'epic-calpoly')")
+        let person = try strangers(database, count: 1)[0]
+        let file = try scratch.writeFile("sheet.csv", AttendanceTests.header
+            + "cru-weekly-welcome,\(person.email),,,,,\nepic-mid-autumn,\(person.email),,,,,\n")
+        #expect(try database.run(["import", "attendance", file]).status == 0)
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'") == 2)
+        let join = try scratch.writeFile("memberships.csv", "group,email\ncp-small-tue,\(person.email)\n")
+        #expect(try database.run(["import", "memberships", join, "--no-notify"]).status == 0)
+        #expect(try database.count("""
+            select count(*) from notifications n join ministries mi on mi.id = n.ministry_id
+            where n.kind = 'newcomer' and n.status = 'cancelled' and mi.code = 'cru-calpoly'
+            """) == 1)
+        let sent = try database.run(["notify", "--smtp-url", try MailSink.url()])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let messages = try MailSink.messages(for: database).filter { $0.header("Subject")?.contains("newcomer") == true }
+        #expect(messages.count == 1 && messages.first?.header("To")?.contains("staff@example.org") == true)
+        #expect(messages.first?.header("Subject") == "1 newcomer to follow up for Epic Movement Cal Poly")
+    }
+
     @Test("--no-notify records the newcomers as suppressed; a ministry without a contact gets none")
     func suppressed() throws {
         let database = try TestDatabase(importing: "central-coast")

@@ -9,7 +9,9 @@ extension Migration {
     ///   any event of a ministry, when they are in no active group of it, is queued per statement for
     ///   each of the event's ministries that has a contact (once per person and ministry: a person who
     ///   came to two of its events in one file is told about once, at the first). Its subject is the
-    ///   attendance, whose deletion leaves the message with nothing to say.
+    ///   attendance, whose deletion leaves the message with nothing to say. A newcomer who joins a
+    ///   group of the ministry (an active membership, by any writer) before it is sent is not followed up:
+    ///   the pending message is cancelled.
     static let attendance = Migration(version: 19, name: "attendance", sql: #"""
     alter table ministries add column contact_email text
         check (contact_email <> '' and contact_email = lower(contact_email));
@@ -74,5 +76,17 @@ extension Migration {
     end $$;
     create trigger attendance_queue_newcomers after insert on attendance
         referencing new table as new_rows for each statement execute function queue_newcomer_notifications();
+
+    -- Someone who joins a group of the ministry before their newcomer message is sent needs no follow-up.
+    create function cancel_newcomers_who_joined() returns trigger language plpgsql as $$
+    begin
+        update notifications n set status = 'cancelled', last_error = 'they joined a group of the ministry before it was sent'
+        from new_rows m join community_groups g on g.id = m.group_id join attendance a on a.person_id = m.person_id
+        where m.status = 'active' and n.kind = 'newcomer' and n.status = 'pending'
+        and n.attendance_id = a.id and n.ministry_id = g.ministry_id;
+        return null;
+    end $$;
+    create trigger memberships_cancel_newcomers after insert on memberships
+        referencing new table as new_rows for each statement execute function cancel_newcomers_who_joined();
     """#)
 }
