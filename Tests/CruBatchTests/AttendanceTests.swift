@@ -141,6 +141,23 @@ struct AttendanceTests {
             """) == 1)
     }
 
+    @Test("a blank time keeps a stored check-in's time; --blank clear puts it back at the event's start")
+    func blankTime() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let timed = try scratch.writeFile("timed.csv", Self.header + "cru-weekly-welcome,luca.dubois68@icloud.com,,,,,2026-09-24T19:30\n")
+        let blank = try scratch.writeFile("blank.csv", Self.header + "cru-weekly-welcome,luca.dubois68@icloud.com,,,,,\n")
+        let stored = "select count(*) from attendance where checked_in_at = timestamptz '2026-09-24 19:30 America/Los_Angeles'"
+        #expect(try database.run(["import", "attendance", timed, "--no-notify"]).status == 0)
+        #expect(try database.count(PostgresQuery(unsafeSQL: stored)) == 1)
+        let kept = try database.run(["import", "attendance", blank, "--no-notify"])
+        #expect(kept.status == 0 && kept.stdout.contains("attendance     1         0        0         0          1"), "\(kept.stdout)")
+        #expect(try database.count(PostgresQuery(unsafeSQL: stored)) == 1)
+        #expect(try database.run(["import", "attendance", blank, "--no-notify", "--blank", "clear"]).status == 0)
+        #expect(try database.count("""
+            select count(*) from attendance a join events e on e.id = a.event_id where a.checked_in_at = e.starts_at
+            """) == 1)
+    }
+
     @Test("a walk-in without a phone or a name, an unknown email and a walk-in twice are refused with line and column")
     func refusedRows() throws {
         let database = try TestDatabase(importing: "central-coast")

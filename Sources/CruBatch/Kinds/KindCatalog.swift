@@ -327,7 +327,8 @@ enum KindCatalog {
     // MARK: Attendance
 
     /// Who came to which event: a known person by email, or a walk-in by name, phone and school year
-    /// (`WalkIns`). Without a time, a check-in is at the event's start. A sync covers the events the file names.
+    /// (`WalkIns`). Without a time, a new check-in is at the event's start (a stored one keeps its time,
+    /// unless `--blank clear`). A sync covers the events the file names.
     static let attendance = KindSpec(
         kind: .attendance, table: "attendance",
         columns: [
@@ -344,8 +345,9 @@ enum KindCatalog {
             ColumnSpec("school_year", .schoolYear, aliases: Aliases.schoolYear,
                        describes: ReferencedDetail(reference: .attendee, requiredWhenNew: false)),
             ColumnSpec("checked_in_at", .dateTime, aliases: ["checked in", "check-in time", "arrived", "timestamp"],
-                       resolve: "coalesce(\(instant("s.checked_in_at", zone: "coalesce(ev.timezone, \(defaultZone))")), ev.starts_at)",
-                       export: localText("t.checked_in_at", zone: "ev.timezone"), personal: .cleared),
+                       resolve: instant("s.checked_in_at", zone: "coalesce(ev.timezone, \(defaultZone))"),
+                       export: localText("t.checked_in_at", zone: "ev.timezone"),
+                       insertDefault: "(select e.starts_at from events e where e.id = n.event_id)", personal: .cleared),
         ],
         messageKey: "email",
         belongsTo: "event",
