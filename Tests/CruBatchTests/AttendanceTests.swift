@@ -141,6 +141,19 @@ struct AttendanceTests {
             """) == 1)
     }
 
+    @Test("a check-in sheet adds students (its walk-ins), so it does not run beside a students import: exit 75")
+    func studentsLock() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let holder = try database.connect()
+        let key = 0x6372_7562_1000 + Int64(Kind.allCases.firstIndex(of: .students)!)
+        #expect(try holder.tryAdvisoryLock(key))
+        let file = try scratch.writeFile("sheet.csv", Self.header + "cru-weekly-welcome,,Wren,Alvarado,(805) 555-0301,1,\n")
+        let locked = try database.run(["import", "attendance", file])
+        #expect(locked.status == 75 && locked.stderr.contains("another import of students"), "\(locked.stderr)")
+        try holder.advisoryUnlock(key)
+        #expect(try database.run(["import", "attendance", file]).status == 0)
+    }
+
     @Test("a blank time keeps a stored check-in's time; --blank clear puts it back at the event's start")
     func blankTime() throws {
         let database = try TestDatabase(importing: "central-coast")
