@@ -193,7 +193,8 @@ struct ExportAttendanceCommand: ParsableCommand {
     }
 
     func run() throws {
-        let listing: AttendanceListing? = campus.map { .stamps(campus: $0, term: term, minimum: min ?? 1) } ?? event.map { .event($0) }
+        let listing: AttendanceListing? = campus.map { .stamps(campus: $0, term: term, minimum: min ?? 1) }
+            ?? event.map { .event($0) }
         let json = format == .json
         try output.run(listing == nil ? "check-ins" : "people", json: json, database: database) { exporter, target in
             if let listing { return try exporter.exportAttendance(listing, json: json, to: target) }

@@ -94,7 +94,8 @@ extension Exporter {
                        to_char(a.checked_in_at at time zone e.timezone, 'YYYY-MM-DD"T"HH24:MI:SS') as checked_in_at,
                        case when p.origin = 'check-in' then 'yes' else 'no' end as walk_in
                 from attendance a join events e on e.id = a.event_id join people p on p.id = a.person_id
-                where e.code = \(code.lowercased()) and \(unescaped: Retirement.archive.isCurrent(over: "a")) and p.forgotten_at is null
+                where e.code = \(code.lowercased()) and \(unescaped: Retirement.archive.isCurrent(over: "a"))
+                and p.forgotten_at is null
                 order by a.checked_in_at, p.last_name, p.first_name, p.email
                 """
         }

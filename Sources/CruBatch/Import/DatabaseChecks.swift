@@ -192,7 +192,8 @@ struct DatabaseChecks {
     private func missing(_ column: ColumnSpec, _ reference: Reference, except ambiguous: Set<AmbiguousCell>) throws -> [Diagnostic] {
         let (value, source) = values(of: column)
         // A walk-in's key names someone added after the checks.
-        let walkIn: PostgresQuery = spec.walkIns?.key == column.name ? "and \(unescaped: value) not like \("%@" + WalkIns.domain)" : ""
+        let walkIn: PostgresQuery = spec.walkIns?.key == column.name
+            ? "and \(unescaped: value) not like \("%@" + WalkIns.domain)" : ""
         let rows = try connection.query("""
             select s.line, \(unescaped: value) from \(unescaped: source)
             where \(unescaped: value) is not null \(walkIn)

@@ -21,7 +21,8 @@ extension DatabaseChecks {
                 """).rows.map { row in
                 diagnostic(try row.decode(Int.self, 0), column: name, code: .missingValue,
                            message: "\(name) is required for a walk-in (a row without \(walkIns.key))",
-                           hint: "give the \(walkIns.key), or the \(required.joined(separator: ", ")) of someone who came without one")
+                           hint: "give the \(walkIns.key), or the \(required.joined(separator: ", ")) "
+                               + "of someone who came without one")
             }
         }
         guard required.allSatisfy(isPresent) else { return found }

@@ -4,12 +4,13 @@ import PostgresClient
 /// `crubatch forget EMAIL`: erases one person's personal data when they ask to be forgotten. In one
 /// transaction the columns the kinds declare personal (`ColumnSpec.personal`) get their placeholders
 /// or are cleared, in their row (name, email, phone, sex, school year), in their ride offers and
-/// requests (pickup places) and in their check-ins (the time), their memberships end, their ride offers and requests are cancelled,
-/// the notifications about them or to them are deleted (the ride messages about their pairings too:
-/// and the newcomer messages about their check-ins: a message naming "Forgotten Person" would tell nothing), and the earlier change images of those
-/// rows in `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom,
-/// when) with one `run_changes` row that names the person's id and who asked, without the data; the
-/// erasure itself is not logged, so its before-image never exists.
+/// requests (pickup places) and in their check-ins (the time), their memberships end, their ride
+/// offers and requests are cancelled, the notifications about them or to them are deleted (the ride
+/// messages about their pairings and the newcomer messages about their check-ins too: a message
+/// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows in
+/// `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom, when) with
+/// one `run_changes` row that names the person's id and who asked, without the data; the erasure
+/// itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
     /// What one erasure did.
     public struct Report: Sendable, CommandReport {
