@@ -7,6 +7,17 @@ begin
     return old;
 end $$;
 
+CREATE FUNCTION public.cancel_newcomers_who_joined() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    update notifications n set status = 'cancelled', last_error = 'they joined a group of the ministry before it was sent'
+    from new_rows m join community_groups g on g.id = m.group_id join attendance a on a.person_id = m.person_id
+    where m.status = 'active' and n.kind = 'newcomer' and n.status = 'pending'
+    and n.attendance_id = a.id and n.ministry_id = g.ministry_id;
+    return null;
+end $$;
+
 CREATE FUNCTION public.cancel_notifications_of_deleted_pairing() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -187,6 +198,36 @@ begin
     get diagnostics queued = row_count;
     if queued > 0 and notification_initial_status() = 'pending' then
         perform pg_notify('crubatch_notifications', 'memberships');
+    end if;
+    return null;
+end $$;
+
+CREATE FUNCTION public.queue_newcomer_notifications() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+    queued integer;
+begin
+    insert into notifications (kind, attendance_id, ministry_id, dedupe_key, status)
+    select 'newcomer', f.attendance_id, f.ministry_id, 'newcomer:' || f.attendance_id || ':' || f.ministry_id,
+           notification_initial_status()
+    from (select distinct on (a.person_id, em.ministry_id) a.id as attendance_id, em.ministry_id
+          from new_rows a
+          join people p on p.id = a.person_id and not p.is_leader
+          join event_ministries em on em.event_id = a.event_id
+          join ministries mi on mi.id = em.ministry_id and mi.contact_email is not null and mi.archived_at is null
+          where not exists (select 1 from attendance o join event_ministries oe on oe.event_id = o.event_id
+                            where o.person_id = a.person_id and oe.ministry_id = em.ministry_id
+                            and o.id not in (select n.id from new_rows n))
+          and not exists (select 1 from memberships m join community_groups g on g.id = m.group_id
+                          where m.person_id = a.person_id and g.ministry_id = em.ministry_id
+                          and m.status = 'active' and g.archived_at is null)
+          order by a.person_id, em.ministry_id, a.checked_in_at, a.id) f
+    order by f.attendance_id, f.ministry_id
+    on conflict (dedupe_key) do nothing;
+    get diagnostics queued = row_count;
+    if queued > 0 and notification_initial_status() = 'pending' then
+        perform pg_notify('crubatch_notifications', 'attendance');
     end if;
     return null;
 end $$;
@@ -387,6 +428,25 @@ begin
     return new;
 end $$;
 
+CREATE TABLE public.attendance (
+    id bigint NOT NULL,
+    event_id bigint NOT NULL,
+    person_id bigint NOT NULL,
+    checked_in_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE public.attendance ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.attendance_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE public.campuses (
     id bigint NOT NULL,
     code text NOT NULL,
@@ -566,8 +626,10 @@ CREATE TABLE public.ministries (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     archived_at timestamp with time zone,
+    contact_email text,
     CONSTRAINT ministries_code_check CHECK (((code <> ''::text) AND (code = lower(code)))),
     CONSTRAINT ministries_code_rule CHECK (public.is_valid_code(code)),
+    CONSTRAINT ministries_contact_email_check CHECK (((contact_email <> ''::text) AND (contact_email = lower(contact_email)))),
     CONSTRAINT ministries_name_check CHECK ((name <> ''::text))
 );
 
@@ -620,7 +682,7 @@ CREATE TABLE public.notifications (
     id bigint NOT NULL,
     kind text NOT NULL,
     membership_id bigint,
-    recipient_id bigint NOT NULL,
+    recipient_id bigint,
     dedupe_key text NOT NULL,
     status text DEFAULT 'pending'::text NOT NULL,
     attempts integer DEFAULT 0 NOT NULL,
@@ -631,7 +693,10 @@ CREATE TABLE public.notifications (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     ride_pairing_id bigint,
+    attendance_id bigint,
+    ministry_id bigint,
     CONSTRAINT notifications_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT notifications_one_recipient CHECK (((recipient_id IS NULL) <> (ministry_id IS NULL))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'failed'::text, 'dead'::text, 'skipped'::text, 'cancelled'::text, 'suppressed'::text])))
 );
 
@@ -662,12 +727,14 @@ CREATE TABLE public.people (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     forgotten_at timestamp with time zone,
     is_member boolean DEFAULT true NOT NULL,
+    origin text,
     CONSTRAINT people_check CHECK (((NOT is_leader) OR (phone IS NOT NULL))),
     CONSTRAINT people_email_check CHECK (((email <> ''::text) AND (email = lower(email)))),
     CONSTRAINT people_first_name_check CHECK ((first_name <> ''::text)),
     CONSTRAINT people_grad_year_check CHECK (((grad_year >= 1950) AND (grad_year <= 2100))),
     CONSTRAINT people_last_name_check CHECK ((last_name <> ''::text)),
     CONSTRAINT people_leaders_are_members CHECK ((is_member OR (NOT is_leader))),
+    CONSTRAINT people_origin_check CHECK ((origin = 'check-in'::text)),
     CONSTRAINT people_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}(;ext=[0-9]+)?$'::text)),
     CONSTRAINT people_school_year_check CHECK (((school_year >= 1) AND (school_year <= 5))),
     CONSTRAINT people_sex_check CHECK ((sex = ANY (ARRAY['male'::text, 'female'::text, 'unknown'::text, 'not-applicable'::text]))),
@@ -909,6 +976,12 @@ ALTER TABLE public.terms ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+ALTER TABLE ONLY public.attendance
+    ADD CONSTRAINT attendance_event_id_person_id_key UNIQUE (event_id, person_id);
+
+ALTER TABLE ONLY public.attendance
+    ADD CONSTRAINT attendance_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.campuses
     ADD CONSTRAINT campuses_code_key UNIQUE (code);
 
@@ -1017,6 +1090,8 @@ ALTER TABLE ONLY public.terms
 ALTER TABLE ONLY public.terms
     ADD CONSTRAINT terms_pkey PRIMARY KEY (id);
 
+CREATE INDEX attendance_person_id ON public.attendance USING btree (person_id);
+
 CREATE INDEX community_groups_ministry_id ON public.community_groups USING btree (ministry_id);
 
 CREATE UNIQUE INDEX events_uid ON public.events USING btree (uid);
@@ -1028,6 +1103,8 @@ CREATE INDEX memberships_person_id ON public.memberships USING btree (person_id)
 CREATE INDEX ministries_campus_id ON public.ministries USING btree (campus_id);
 
 CREATE INDEX ministry_teams_ministry_id ON public.ministry_teams USING btree (ministry_id);
+
+CREATE INDEX notifications_attendance_id ON public.notifications USING btree (attendance_id) WHERE (attendance_id IS NOT NULL);
 
 CREATE INDEX notifications_due ON public.notifications USING btree (next_attempt_at) WHERE (status = ANY (ARRAY['pending'::text, 'failed'::text]));
 
@@ -1052,6 +1129,16 @@ CREATE UNIQUE INDEX ride_pairings_active_leg ON public.ride_pairings USING btree
 CREATE INDEX ride_pairings_active_offer ON public.ride_pairings USING btree (offer_id, leg) WHERE (ended_at IS NULL);
 
 CREATE INDEX ride_requests_passenger_id ON public.ride_requests USING btree (passenger_id);
+
+CREATE TRIGGER attendance_queue_newcomers AFTER INSERT ON public.attendance REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.queue_newcomer_notifications();
+
+CREATE TRIGGER attendance_record_run_delete AFTER DELETE ON public.attendance REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER attendance_record_run_insert AFTER INSERT ON public.attendance REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER attendance_record_run_update AFTER UPDATE ON public.attendance REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER attendance_touch_updated_at BEFORE UPDATE ON public.attendance FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 
 CREATE TRIGGER campuses_record_run_delete AFTER DELETE ON public.campuses REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
 
@@ -1090,6 +1177,8 @@ CREATE TRIGGER group_leaders_record_run_insert AFTER INSERT ON public.group_lead
 CREATE TRIGGER group_leaders_record_run_update AFTER UPDATE ON public.group_leaders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
 
 CREATE TRIGGER import_runs_touch_updated_at BEFORE UPDATE ON public.import_runs FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER memberships_cancel_newcomers AFTER INSERT ON public.memberships REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.cancel_newcomers_who_joined();
 
 CREATE TRIGGER memberships_cancel_notifications BEFORE DELETE ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.cancel_member_joined();
 
@@ -1219,6 +1308,12 @@ CREATE TRIGGER terms_record_run_update AFTER UPDATE ON public.terms REFERENCING 
 
 CREATE TRIGGER terms_touch_updated_at BEFORE UPDATE ON public.terms FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 
+ALTER TABLE ONLY public.attendance
+    ADD CONSTRAINT attendance_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.attendance
+    ADD CONSTRAINT attendance_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.community_groups
     ADD CONSTRAINT community_groups_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE RESTRICT;
 
@@ -1247,10 +1342,16 @@ ALTER TABLE ONLY public.ministry_teams
     ADD CONSTRAINT ministry_teams_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE RESTRICT;
 
 ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_attendance_id_fkey FOREIGN KEY (attendance_id) REFERENCES public.attendance(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.notifications
     ADD CONSTRAINT notifications_kind_fkey FOREIGN KEY (kind) REFERENCES public.notification_kinds(kind);
 
 ALTER TABLE ONLY public.notifications
     ADD CONSTRAINT notifications_membership_id_fkey FOREIGN KEY (membership_id) REFERENCES public.memberships(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.notifications
+    ADD CONSTRAINT notifications_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.notifications
     ADD CONSTRAINT notifications_recipient_id_fkey FOREIGN KEY (recipient_id) REFERENCES public.people(id) ON DELETE CASCADE;

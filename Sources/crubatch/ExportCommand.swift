@@ -20,8 +20,10 @@ struct ExportCommand: ParsableCommand {
           crubatch export calendar --ministry epic-calpoly --out epic.ics
           crubatch export calendar --campus calpoly --terms --out calpoly-terms.ics
           crubatch export rides --event fall-retreat-2026 --out retreat-rides.csv
+          crubatch export attendance --campus calpoly --term fall-2026 --min 3
         """,
-        subcommands: [ExportKindCommand.self, ExportRosterCommand.self, ExportCalendarCommand.self, ExportRidesCommand.self],
+        subcommands: [ExportKindCommand.self, ExportRosterCommand.self, ExportCalendarCommand.self, ExportRidesCommand.self,
+                      ExportAttendanceCommand.self],
         defaultSubcommand: ExportKindCommand.self
     )
 }
@@ -162,6 +164,46 @@ struct ExportRidesCommand: ParsableCommand {
     func run() throws {
         try output.run("cars", json: format == .json, database: database) { exporter, target in
             format == .csv ? try exporter.exportRidesCSV(event: event, to: target) : try exporter.exportRidesJSON(event: event, to: target)
+        }
+    }
+}
+
+struct ExportAttendanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attendance",
+        abstract: "Export attendance: as import reads it, stamps per person of a campus, or one event's list.",
+        discussion: """
+        Without --campus or --event: the attendance kind, exactly as import reads it. With --campus: one row per person who came to an event of the campus's ministries (within --term, when given) with their stamps (how many events) and the events' codes in date order, most stamps first; --min N keeps those with at least N (the rewards list). With --event: who came, in the order they checked in, and whether they signed in on the sheet without an email (walk_in). A walk-in's email is empty: the phone is how to reach them.
+
+        Examples:
+          crubatch export attendance --out attendance.csv
+          crubatch export attendance --campus calpoly --term fall-2026 --out passports.csv
+          crubatch export attendance --campus calpoly --min 3
+          crubatch export attendance --event fall-retreat-2026 --format json
+        """)
+
+    @Option(help: "Stamps per person at this campus's events (code).") var campus: String?
+    @Option(help: "With --campus: only events that start within this term of the campus (code).") var term: String?
+    @Option(help: "With --campus: only people with at least this many stamps.") var min: Int?
+    @Option(help: "Who came to this event (code).") var event: String?
+    @Option(help: "csv or json (one document: {\"format\": 1, \"kind\": \"attendance\", \"rows\": [...]}).")
+    var format: ExportKindCommand.KindFormat = .csv
+    @OptionGroup var output: ExportOutputOptions
+    @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        if campus != nil && event != nil { throw ValidationError("give --campus or --event, not both") }
+        if campus == nil && (term != nil || min != nil) { throw ValidationError("--term and --min go with --campus") }
+        if let min, min < 1 { throw ValidationError("--min takes a number of stamps of at least 1 (got \(min))") }
+    }
+
+    func run() throws {
+        let listing: AttendanceListing? = campus.map { .stamps(campus: $0, term: term, minimum: min ?? 1) }
+            ?? event.map { .event($0) }
+        let json = format == .json
+        try output.run(listing == nil ? "check-ins" : "people", json: json, database: database) { exporter, target in
+            if let listing { return try exporter.exportAttendance(listing, json: json, to: target) }
+            return json ? try exporter.exportKindJSON(.attendance, to: target) : try exporter.exportKind(.attendance, to: target)
         }
     }
 }

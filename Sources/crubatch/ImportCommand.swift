@@ -119,7 +119,7 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Validate a CSV file, an Excel workbook or an iCalendar file of events, and load it (insert new rows, update changed ones).",
         discussion: """
-        KIND is one of: \(Kind.acceptedList). FILE is CSV or an Excel workbook (.xlsx: its first sheet, or --sheet NAME). The file's header names the columns (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work). Rows are matched on their natural key (code, email or url) and the whole load is one transaction: by default nothing is written if any row is bad.
+        KIND is one of: \(Kind.acceptedList). FILE is CSV or an Excel workbook (.xlsx: its first sheet, or --sheet NAME). The file's header names the columns (any order; case, spaces, _ and - are ignored; aliases such as "E-mail" or "Surname" work). Rows are matched on their natural key (code, email or url; event and person for attendance) and the whole load is one transaction: by default nothing is written if any row is bad.
 
         With --sync the file is the complete list: rows of its scope that it does not list are archived (kept, but left out of exports, placement and notifications), and a row listed again later is restored. A memberships file is the complete membership of each group it names; its missing rows end (status left). A sync that would archive more than 10% of its scope (and more than 5 rows) is refused unless --max-archive allows it; an empty file never archives anything.
 

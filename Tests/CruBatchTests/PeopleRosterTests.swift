@@ -42,10 +42,10 @@ struct PeopleRosterTests {
             "Meets,\"Tuesdays at 19:00, Dexter Lawn (Library if it rains)\"",
             "Leader,Tomás Pérez,tomas.perez@cru.org,(805) 555-0156",
             "Leader,Abigail D'Angelo,abigail.dangelo@cru.org,(805) 555-0173",
-            "First name,Last name,Email,Phone,Year,Joined",
+            "First name,Last name,Email,Phone,Year,Events this term,Joined",
             // Only cells that could be formulas get the apostrophe; a UK number keeps its +.
-            "\"'=HYPERLINK(\"\"http://x\"\")\",'@SUM(A1),evil@calpoly.edu,(805) 555-0199 ext. 12,Sophomore,2026-11-21",
-            "Nigel,Ashworth,nigel@calpoly.edu,'+442079460958,Fifth year / graduate,2026-09-01",
+            "\"'=HYPERLINK(\"\"http://x\"\")\",'@SUM(A1),evil@calpoly.edu,(805) 555-0199 ext. 12,Sophomore,,2026-11-21",
+            "Nigel,Ashworth,nigel@calpoly.edu,'+442079460958,Fifth year / graduate,,2026-09-01",
             "", "",
         ].joined(separator: "\r\n"))
     }
@@ -56,9 +56,9 @@ struct PeopleRosterTests {
         let result = try database.run(["export", "roster", "--group", "cp-small-tue", "--for", "machines"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.components(separatedBy: "\r\n")
-        #expect(lines[0] == "group_code,group_name,day,time,location,leader_names,leader_emails,leader_phones,first_name,last_name,email,phone,school_year,status,joined_at")
+        #expect(lines[0] == "group_code,group_name,day,time,location,leader_names,leader_emails,leader_phones,first_name,last_name,email,phone,school_year,status,joined_at,events_this_term")
         #expect(lines[1].hasPrefix("cp-small-tue,Tuesday Small Group,Tuesday,19:00,Dexter Lawn (Library if it rains),Tomás Pérez; Abigail D'Angelo,"))
-        #expect(lines[2].hasSuffix(",Nigel,Ashworth,nigel@calpoly.edu,'+442079460958,5,active,2026-09-02T02:00:00Z"))
+        #expect(lines[2].hasSuffix(",Nigel,Ashworth,nigel@calpoly.edu,'+442079460958,5,active,2026-09-02T02:00:00Z,"))
         #expect(lines.count == 4)
 
         let misuse = try database.run(["export", "roster", "--format", "xlsx", "--for", "machines", "--out", "/tmp/x.xlsx"])
@@ -103,11 +103,11 @@ struct PeopleRosterTests {
                 "s:str:Meets | s:str:Tuesdays at 19:00, Dexter Lawn (Library if it rains)",
                 "s:str:Leader | s:str:Tomás Pérez | s:str:tomas.perez@cru.org | s:str:(805) 555-0156",
                 "s:str:Leader | s:str:Abigail D'Angelo | s:str:abigail.dangelo@cru.org | s:str:(805) 555-0173",
-                "s:str:First name | s:str:Last name | s:str:Email | s:str:Phone | s:str:Year | s:str:Joined",
+                "s:str:First name | s:str:Last name | s:str:Email | s:str:Phone | s:str:Year | s:str:Events this term | s:str:Joined",
                 // Typed text: no formula, no apostrophe.
                 #"s:str:=HYPERLINK("http://x") | s:str:@SUM(A1) | s:str:evil@calpoly.edu | s:str:(805) 555-0199 ext. 12 | s:str:Sophomore | d:datetime:2026-11-21 00:00:00"#,
                 "s:str:Nigel | s:str:Ashworth | s:str:nigel@calpoly.edu | s:str:+442079460958 | s:str:Fifth year / graduate | d:datetime:2026-09-01 00:00:00",
-                "freeze A8 filter A7:F9 orientation landscape titles $7:$7",
+                "freeze A8 filter A7:G9 orientation landscape titles $7:$7",
             ])
         }
     }

@@ -62,13 +62,19 @@ public struct Exporter {
     /// A kind as one JSON document for scripts: `{"format": 1, "kind": ..., "rows": [{column: value}]}`,
     /// the same columns and values as the CSV, streamed row by row.
     public func exportKindJSON(_ kind: Kind, to target: OutputTarget) throws -> ExportedFile {
+        try exportJSON(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), kind: kind.rawValue, to: target)
+    }
+
+    /// The rows of `query` as one JSON document: `{"format": 1, "command": "export", "kind": ..., "rows":
+    /// [{column: value}]}`, streamed row by row.
+    func exportJSON(_ query: PostgresQuery, kind: String, to target: OutputTarget) throws -> ExportedFile {
         let sink = try ExportSink(target)
-        try sink.write(Array("{\"format\": \(ReportDocument.formatVersion), \"command\": \"export\", \"kind\": \"\(kind.rawValue)\", \"rows\": [".utf8))
+        try sink.write(Array("{\"format\": \(ReportDocument.formatVersion), \"command\": \"export\", \"kind\": \"\(kind)\", \"rows\": [".utf8))
         var first = true
         // One JSON object per row; CSV mode with control-character quote and delimiter passes it
         // through untouched (JSON text never holds a raw control character).
         let rows = try connection.copyOut("""
-            select row_to_json(x)::text from (\(unescaped: KindSpec.of(kind).exportSQL)) x
+            select row_to_json(x)::text from (\(query)) x
             """, options: "format csv, delimiter e'\\x02', quote e'\\x01'") { chunk in
             try sink.write(Array((first ? "\n" : ",\n").utf8) + chunk.dropLast(chunk.last == 0x0A ? 1 : 0), flush: false)
             first = false
@@ -101,6 +107,7 @@ public struct Exporter {
                     'members', coalesce((select jsonb_agg(jsonb_build_object(
                         'first_name', p.first_name, 'last_name', p.last_name, 'email', p.email, 'phone', p.phone,
                         'school_year', p.school_year, 'status', m.status,
+                        'events_this_term', \(unescaped: AttendanceStamps.thisTerm(person: "p.id", campus: "c.id")),
                         'joined_at', to_char(m.joined_at, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
                         order by p.last_name, p.first_name, p.email)
                         from memberships m join people p on p.id = m.person_id
@@ -146,6 +153,7 @@ public struct Exporter {
         ("first_name", "p.first_name"), ("last_name", "p.last_name"), ("email", "p.email"), ("phone", "p.phone"),
         ("school_year", "p.school_year"), ("status", "m.status"),
         ("joined_at", "to_char(m.joined_at, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"),
+        ("events_this_term", AttendanceStamps.thisTerm(person: "p.id", campus: "c.id")),
     ]
 
     private static func leaderList(_ expression: SQLFragment) -> SQLFragment {
@@ -168,7 +176,7 @@ public struct Exporter {
     private static let rosterOrder: SQLFragment = "order by g.code, p.last_name, p.first_name, p.email"
 
     /// `COPY (query) TO STDOUT` as CSV with a header, rows ending in CRLF, streamed to the target.
-    private func copyCSV(_ query: PostgresQuery, to target: OutputTarget) throws -> ExportedFile {
+    func copyCSV(_ query: PostgresQuery, to target: OutputTarget) throws -> ExportedFile {
         let sink = try ExportSink(target)
         let rows = try connection.copyOut(query, options: "format csv, header") { chunk in
             try sink.writeRow(chunk)

@@ -52,7 +52,7 @@ enum RosterWorkbook {
     private static let groupName = XLSXWriter.Style(bold: true, size: 14)
     private static let header = XLSXWriter.Style(bold: true)
     private static let date = XLSXWriter.Style(numberFormat: "yyyy-mm-dd")
-    private static let widths: [Double] = [16, 24, 34, 20, 22, 12]
+    private static let widths: [Double] = [16, 24, 34, 20, 22, 16, 12]
 
     /// Writes the workbook to `path`; returns how many members it lists.
     static func write(_ scope: ExportScope, connection: PostgresConnection, to path: String) throws -> Int {

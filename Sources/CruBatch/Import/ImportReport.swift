@@ -115,11 +115,14 @@ public struct ImportReport: Sendable, CommandReport {
         }
     }
 
-    /// `ride-requests: added 2 people as non-members`, for each file that added someone.
+    /// `ride-requests: added 2 people as non-members` (`attendance: added 40 walk-ins as students`), for
+    /// each file that added someone.
     public var addedPeopleLines: [String] {
         files.filter { $0.peopleAdded > 0 }.map { counts in
-            "\(counts.kind.rawValue): \(wrote ? "added" : "would add") \(counts.peopleAdded) "
-                + (counts.peopleAdded == 1 ? "person as a non-member" : "people as non-members")
+            let one = counts.peopleAdded == 1
+            return "\(counts.kind.rawValue): \(wrote ? "added" : "would add") \(counts.peopleAdded) "
+                + (KindSpec.of(counts.kind).walkIns == nil ? (one ? "person as a non-member" : "people as non-members")
+                   : (one ? "walk-in as a student" : "walk-ins as students"))
         }
     }
 

@@ -118,7 +118,10 @@ public struct Importer {
         }
         let owner = try calendarOwner(of: sources)
         // Validation writes nothing, so it records no run and takes no lock: it can run beside an import.
-        let kinds = Kind.allCases.filter { kind in sources.contains { $0.kind == kind } }
+        // A file whose walk-ins become students writes students too: no students import or place beside it.
+        let kinds = Kind.allCases.filter { kind in
+            sources.contains { $0.kind == kind || (kind == .students && KindSpec.of($0.kind).walkIns != nil) }
+        }
         let run = WriterRun(
             connection: connection, entries: options.validateOnly ? [] : sources.map { (.import($0.kind), $0.path) },
             dryRun: options.dryRun, locks: options.validateOnly ? .none : .imports(kinds, wait: options.waitForLock))

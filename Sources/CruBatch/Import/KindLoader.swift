@@ -92,6 +92,9 @@ struct KindLoader {
         if !result.rejectedLines.isEmpty {
             try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
+        if let walkIns = spec.walkIns {
+            result.counts.peopleAdded = try walkIns.addPeople(on: connection)
+        }
         if let addPeople = spec.addPeopleSQL {
             result.counts.peopleAdded = try connection.query(PostgresQuery(addPeople)).scalar(Int.self)
         }

@@ -3,6 +3,7 @@
 public enum Kind: String, Sendable, CaseIterable, Codable {
     case campuses, ministries, leaders, students, teams, groups, memberships, events, missions, resources, terms
     case rideOffers = "ride-offers", rideRequests = "ride-requests"
+    case attendance
 
     /// The CSV file name of this kind (`groups.csv`): nightly's data files, rejects folders, hints.
     public var fileName: String { "\(rawValue).csv" }

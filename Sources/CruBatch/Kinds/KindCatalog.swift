@@ -17,6 +17,7 @@ enum KindCatalog {
         case .terms: terms
         case .rideOffers: rideOffers
         case .rideRequests: rideRequests
+        case .attendance: attendance
         }
     }
 
@@ -73,6 +74,7 @@ enum KindCatalog {
         code, name, ColumnSpec("campus", .reference, required: true, aliases: Aliases.campus, references: .campus),
         ColumnSpec("description", .multilineText),
         ColumnSpec("url", .url, aliases: Aliases.url),
+        ColumnSpec("contact_email", .email, aliases: ["contact", "staff contact", "staff email"]),
     ], belongsTo: "campus")
 
     /// A person's name and email; `forget` leaves `Forgotten Person` and an address that stays unique.
@@ -87,8 +89,9 @@ enum KindCatalog {
     /// A leader keeps a (dummy) phone once forgotten, as the schema requires.
     private static let forgottenPhone = Personal.replaced(by: "case when t.is_leader then '+10000000000' end")
 
-    /// Set by the app (an opt-out) or by `forget` (its stamp), never by a file.
-    private static let personState = ["notifications_opt_out", "forgotten_at"]
+    /// Set by the app (an opt-out), by `forget` (its stamp) or by a check-in that added the person
+    /// (their origin), never by a file's column.
+    private static let personState = ["notifications_opt_out", "forgotten_at", "origin"]
 
     static let leaders = KindSpec(
         kind: .leaders, table: "people",
@@ -320,4 +323,49 @@ enum KindCatalog {
 
     /// How an offer or a request ends: its status becomes `cancelled` (and the database stamps `ended_at`).
     static let rideCancelled = Retirement.end(column: "status", value: "cancelled")
+
+    // MARK: Attendance
+
+    /// Who came to which event: a known person by email, or a walk-in by name, phone and school year
+    /// (`WalkIns`). Without a time, a new check-in is at the event's start (a stored one keeps its time,
+    /// unless `--blank clear`). A sync covers the events the file names.
+    static let attendance = KindSpec(
+        kind: .attendance, table: "attendance",
+        columns: [
+            ColumnSpec("event", .reference, required: true, key: true, aliases: ["event code", "event name"],
+                       references: .event, personal: .no),
+            ColumnSpec("email", .email, key: true, aliases: Aliases.email, storedIn: "person_id", references: .attendee,
+                       personal: .no),
+            ColumnSpec("first_name", .text, aliases: Aliases.firstName,
+                       describes: ReferencedDetail(reference: .attendee, requiredWhenNew: true)),
+            ColumnSpec("last_name", .text, aliases: Aliases.lastName,
+                       describes: ReferencedDetail(reference: .attendee, requiredWhenNew: true)),
+            ColumnSpec("phone", .phone, aliases: Aliases.phone,
+                       describes: ReferencedDetail(reference: .attendee, requiredWhenNew: true)),
+            ColumnSpec("school_year", .schoolYear, aliases: Aliases.schoolYear,
+                       describes: ReferencedDetail(reference: .attendee, requiredWhenNew: false)),
+            ColumnSpec("checked_in_at", .dateTime, aliases: ["checked in", "check-in time", "arrived", "timestamp"],
+                       resolve: instant("s.checked_in_at", zone: "coalesce(ev.timezone, \(defaultZone))"),
+                       export: localText("t.checked_in_at", zone: "ev.timezone"),
+                       insertDefault: "(select e.starts_at from events e where e.id = n.event_id)", personal: .cleared),
+        ],
+        messageKey: "email",
+        belongsTo: "event",
+        syncScopedByFile: true,
+        walkIns: WalkIns(key: "email", campus: eventCampus))
+
+    /// SQL over a staged row `s` naming an event: the campus its ministries share, or null.
+    private static let eventCampus: SQLFragment = """
+        (select min(c.code) from events e join event_ministries em on em.event_id = e.id \
+        join ministries mi on mi.id = em.ministry_id join campuses c on c.id = mi.campus_id \
+        where e.code = s.event having count(distinct c.id) = 1)
+        """
+
+    /// The students a check-in sheet adds (`WalkIns`): the columns a walk-in gives, the campus of
+    /// their event, and their origin.
+    static let walkInStudents: KindSpec = {
+        var spec = students.restricted(to: ["email", "first_name", "last_name", "phone", "school_year", "campus"])
+        spec.derived.append(TargetColumn(name: "origin", resolve: "'check-in'", updatable: false))
+        return spec
+    }()
 }

@@ -73,6 +73,9 @@ struct Reference: Sendable {
                          hint: "a member is in students.csv or leaders.csv; anyone may ask for a ride in ride-requests.csv"))
     static let passenger = Reference(table: "people", alias: "pa", keyColumn: "email", caseInsensitive: true, noun: "passenger",
                                      definedIn: .students, labelColumns: ["first_name", "last_name"], addsPeople: true)
+    /// Someone who came to an event: a person crubatch knows, or a walk-in it adds (`WalkIns`).
+    static let attendee = Reference(table: "people", alias: "at", keyColumn: "email", caseInsensitive: true, noun: "person",
+                                    definedIn: .students, labelColumns: ["first_name", "last_name"])
 }
 
 /// A column of the row another column references rather than of the kind's own table (a passenger's
@@ -103,6 +106,32 @@ struct ListRelation: Sendable {
             select x.\(identifier: parentColumn) as parent, string_agg(\(value), ';' order by x.position, \(value)) as list \
             from \(identifier: childTable) x\(join) group by x.\(identifier: parentColumn)
             """
+    }
+}
+
+/// People a kind's rows may name by their details instead of their key: a walk-in on a paper
+/// check-in sheet, typed up later, gives a first and last name, a phone and maybe a school year, but no
+/// email. The `ReferencedDetail` columns that are `requiredWhenNew` are then required. A walk-in is
+/// the person with that phone and name when there is one; otherwise a student of the row's `campus`,
+/// marked as coming from a check-in,
+/// whose key is made from those details (`key(over:)`), so reading the sheet again finds them.
+struct WalkIns: Sendable {
+    /// The key column a walk-in leaves blank (`email`).
+    let key: String
+    /// SQL over the staged row `s`, its references given as codes: the code of the campus a new walk-in
+    /// belongs to, or null.
+    let campus: SQLFragment
+
+    /// The domain of walk-ins' keys: `.invalid` is reserved (RFC 2606), so no mail reaches it and
+    /// no real address has it.
+    static let domain = "check-in.invalid"
+
+    /// SQL over the staged row `alias`: the key a new walk-in gets, from its phone's digits and its name.
+    static func key(over alias: SQLFragment) -> SQLFragment {
+        """
+        'walk-in-' || regexp_replace(\(alias).phone, '[^0-9]', '', 'g') || '-' \
+        || left(md5(lower(\(alias).first_name || ' ' || \(alias).last_name)), 8) || \(literal: "@" + domain)
+        """
     }
 }
 
@@ -229,6 +258,8 @@ struct KindSpec: Sendable {
     var ownedTables: [String] = []
     /// Columns of `table` that no file sets and that hold nothing personal (an opt-out the app sets).
     var stateColumns: [String] = []
+    /// How rows name people without their key (walk-ins on a check-in sheet); nil: every row gives the key.
+    var walkIns: WalkIns?
 
     /// The column that names a row in messages.
     var messageColumn: ColumnSpec { columns.first { $0.name == messageKey } ?? keys[0] }

@@ -194,4 +194,56 @@ enum DefaultTemplates {
         — Cru rides (sent by crubatch)
 
         """
+
+    /// How to reach a newcomer and the groups that fit them, in the single message and in the digest.
+    private static let newcomerDetails = """
+          Phone:       {{#phone}}{{phone}}{{/phone}}{{^phone}}not given{{/phone}}
+        {{#email}}
+          Email:       {{email}}
+        {{/email}}
+        {{#school_year}}
+          School year: {{school_year}}
+        {{/school_year}}
+        {{#groups}}
+          Fits:        {{name}}{{#meets}}, {{meets}}{{/meets}} ({{members}} members)
+        {{/groups}}
+        {{^groups}}
+          Fits:        no group with room takes them yet
+        {{/groups}}
+        """
+
+    /// One newcomer, as `notify --preview newcomer` shows it (newcomers are always sent as their
+    /// ministry's digest).
+    static let newcomer = """
+        Subject: A newcomer to follow up for {{ministry_name}}: {{name}}
+
+        Hello {{ministry_name}} staff,
+
+        {{name}} came to {{event_name}} ({{event_starts}}) for the first time{{#walk_in}}, signing in on the sheet{{/walk_in}}, and is in none of your groups yet.
+        \(newcomerDetails)
+
+        Please reach out to {{first_name}} this week.
+
+        — Cru community groups (sent by crubatch)
+
+        """
+
+    /// A ministry's newcomers of one run, each with the groups that fit them.
+    static let newcomersDigest = """
+        Subject: {{count}} newcomer{{#plural}}s{{/plural}} to follow up for {{ministry_name}}
+
+        Hello {{ministry_name}} staff,
+
+        {{count}} {{#plural}}people{{/plural}}{{^plural}}person{{/plural}} came to an event of {{ministry_name}} for the first time and {{#plural}}are{{/plural}}{{^plural}}is{{/plural}} in none of your groups yet:
+
+        {{#newcomer}}
+        {{name}}, at {{event_name}} ({{event_starts}}){{#walk_in}}, signed in on the sheet{{/walk_in}}
+        \(newcomerDetails)
+
+        {{/newcomer}}
+        Please reach out to each of them this week.
+
+        — Cru community groups (sent by crubatch)
+
+        """
 }

@@ -27,12 +27,15 @@ enum NotificationSubject: String, CaseIterable, Sendable {
     case membership
     /// One seat of one car on one leg (`ride_pairing_id`).
     case ridePairing
+    /// Someone's check-in at an event (`attendance_id`).
+    case attendance
 
     /// The column of `notifications` that names it.
     var column: String {
         switch self {
         case .membership: "membership_id"
         case .ridePairing: "ride_pairing_id"
+        case .attendance: "attendance_id"
         }
     }
 
@@ -41,6 +44,7 @@ enum NotificationSubject: String, CaseIterable, Sendable {
         switch self {
         case .membership: "memberships"
         case .ridePairing: "ride_pairings"
+        case .attendance: "attendance"
         }
     }
 
@@ -53,6 +57,7 @@ enum NotificationSubject: String, CaseIterable, Sendable {
              "location": .value, "meets": .value, "reply_to_name": .value,
              "leaders": .section(["name": .value, "first_name": .value, "email": .value, "phone": .value])]
         case .ridePairing: Self.rideFields
+        case .attendance: Self.newcomerFields
         }
     }
 
@@ -62,6 +67,7 @@ enum NotificationSubject: String, CaseIterable, Sendable {
         switch self {
         case .membership: try Self.membershipNotices(ids, connection: connection)
         case .ridePairing: try Self.rideNotices(ids, connection: connection)
+        case .attendance: try Self.newcomerNotices(ids, connection: connection)
         }
     }
 

@@ -9,6 +9,11 @@ enum NotificationDigest: String, CaseIterable, Sendable {
     case groups = "digest"
     /// A driver's or a passenger's ride messages (`rides-digest.mustache`).
     case rides = "rides-digest"
+    /// A ministry's newcomers (`newcomers-digest.mustache`): one message per ministry per run, however few.
+    case newcomers = "newcomers-digest"
+
+    /// Whether every message of its kinds goes in it, whatever `--digest` or `--no-digest` say.
+    var always: Bool { self == .newcomers }
 
     /// The template's name.
     var name: String { rawValue }
@@ -18,6 +23,7 @@ enum NotificationDigest: String, CaseIterable, Sendable {
         switch self {
         case .groups: DefaultTemplates.digest
         case .rides: DefaultTemplates.ridesDigest
+        case .newcomers: DefaultTemplates.newcomersDigest
         }
     }
 
@@ -29,6 +35,7 @@ enum NotificationDigest: String, CaseIterable, Sendable {
         switch self {
         case .groups: "leader_first_name"
         case .rides: "recipient_first_name"
+        case .newcomers: "ministry_name"
         }
     }
 

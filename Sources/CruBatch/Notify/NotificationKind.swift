@@ -40,7 +40,12 @@ struct NotificationKind: Sendable {
     static let seatFreed = NotificationKind(name: "seat-freed", subject: .ridePairing, recipient: .rider,
                                             digest: .rides, template: DefaultTemplates.seatFreed)
 
-    static let all: [NotificationKind] = [joined, welcome, left, ridePaired, rideFull, rideCancelled, seatFreed]
+    /// Someone came to an event of a ministry for the first time and is in none of its groups: to the
+    /// ministry's staff contact, always in the ministry's digest of the run.
+    static let newcomer = NotificationKind(name: "newcomer", subject: .attendance, recipient: .ministry,
+                                           digest: .newcomers, template: DefaultTemplates.newcomer)
+
+    static let all: [NotificationKind] = [joined, welcome, left, ridePaired, rideFull, rideCancelled, seatFreed, newcomer]
 
     static func named(_ name: String) -> NotificationKind? {
         all.first { $0.name == name }
@@ -79,6 +84,8 @@ enum NotificationRecipient: Sendable {
     case rider
     /// The driver, about their car rather than one passenger: no Reply-To.
     case driver
+    /// A ministry's staff contact (`ministries.contact_email`), about people who are not yet in touch: no Reply-To.
+    case ministry
 }
 
 extension NotificationKind: Equatable {

@@ -184,9 +184,12 @@ public final class Notifier {
     /// A due notification as a claim first sees it: whose, and the digest its kind may go in.
     private struct Due {
         let id: Int
-        let recipient: Int
+        let recipient: String
         let digest: NotificationDigest?
     }
+
+    /// Who receives a notification `n`, as one text: a person (`p12`) or a ministry's contact (`m3`).
+    private static let recipient: PostgresQuery = "coalesce('p' || n.recipient_id, 'm' || n.ministry_id)"
 
     /// How many due notifications one claim locks when each is a message of its own: the claim and
     /// their notices are one query each for all of them, while every message is still committed as
@@ -200,23 +203,24 @@ public final class Notifier {
     private func claim(excluding previewed: Set<Int>) throws -> Claim {
         let due: PostgresQuery = "\(due) and not n.id = any(\(Array(previewed))::bigint[])"
         let rows = try connection.query("""
-            select n.id, n.kind, n.recipient_id from notifications n where \(due)
+            select n.id, n.kind, \(Self.recipient) from notifications n where \(due)
             order by n.id limit \(Self.claimBatch) for update skip locked
             """).rows.map { row in
-            Due(id: try row.decode(Int.self, 0), recipient: try row.decode(Int.self, 2),
-                digest: options.digest == false ? nil : NotificationKind.named(try row.decode(String.self, 1))?.digest)
+            let digest = NotificationKind.named(try row.decode(String.self, 1))?.digest
+            return Due(id: try row.decode(Int.self, 0), recipient: try row.decode(String.self, 2),
+                       digest: options.digest == false && digest?.always != true ? nil : digest)
         }
         guard let first = rows.first else { return Claim(ids: [], digest: nil) }
         // Per digest, the recipients whose messages of its kinds go as that digest.
-        var digested: [NotificationDigest: Set<Int>] = [:]
+        var digested: [NotificationDigest: Set<String>] = [:]
         for digest in Set(rows.compactMap(\.digest)) {
             let recipients = Array(Set(rows.filter { $0.digest == digest }.map(\.recipient)))
-            digested[digest] = options.digest == true ? Set(recipients) : Set(try connection.query("""
-                select n.recipient_id from notifications n
-                where \(due) and n.recipient_id = any(\(recipients)::bigint[])
+            digested[digest] = options.digest == true || digest.always ? Set(recipients) : Set(try connection.query("""
+                select \(Self.recipient) from notifications n
+                where \(due) and \(Self.recipient) = any(\(recipients)::text[])
                 and n.kind = any(\(digest.kinds.map(\.name))::text[])
-                group by n.recipient_id having count(*) > \(options.digestOver)
-                """).rows.map { try $0.decode(Int.self, 0) })
+                group by 1 having count(*) > \(options.digestOver)
+                """).rows.map { try $0.decode(String.self, 0) })
         }
         func inDigest(_ row: Due) -> Bool { row.digest.map { digested[$0, default: []].contains(row.recipient) } ?? false }
         guard let digest = first.digest, inDigest(first) else {
@@ -224,7 +228,7 @@ public final class Notifier {
         }
         let ids = try connection.query("""
             select n.id from notifications n
-            where \(due) and n.recipient_id = \(first.recipient) and n.kind = any(\(digest.kinds.map(\.name))::text[])
+            where \(due) and \(Self.recipient) = \(first.recipient) and n.kind = any(\(digest.kinds.map(\.name))::text[])
             order by n.id for update skip locked
             """).rows.map { try $0.decode(Int.self, 0) }
         return Claim(ids: ids, digest: digest)

@@ -162,6 +162,36 @@ struct PlaceGroup {
 
     static let audienceYears = ["freshmen": 1, "sophomores": 2, "juniors": 3, "seniors": 4, "graduates": 5]
 
+    /// The groups in use (`KindCatalog.groupInUse`), by code, each with its current member count.
+    static func inUse(connection: PostgresConnection) throws -> [PlaceGroup] {
+        try connection.query("""
+            select g.id, g.code, g.name, g.ministry_id, mi.code, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'),
+                   g.location, g.audience, g.sex, g.capacity,
+                   (select count(*) from memberships m where m.group_id = g.id and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m")))
+            from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
+            where \(unescaped: KindCatalog.groupInUse)
+            order by g.code
+            """).rows.map { row in
+            let time = try row.decode(String?.self, 6)
+            let start = time.flatMap { CellNormalizer.parseTime($0) }.map { $0.hour * 60 + $0.minute }
+            return PlaceGroup(id: try row.decode(String.self, 0), code: try row.decode(String.self, 1),
+                              name: try row.decode(String.self, 2), ministryID: try row.decode(String.self, 3),
+                              ministryCode: try row.decode(String.self, 4),
+                              day: try row.decode(String?.self, 5).flatMap(Weekday.init(name:)), start: start, time: time,
+                              location: try row.decode(String?.self, 7), audience: try row.decode(String?.self, 8),
+                              sex: try row.decode(String?.self, 9), capacity: try row.decode(Int?.self, 10),
+                              members: try row.decode(Int.self, 11))
+        }
+    }
+
+    /// The groups of `ministry` among `groups` that a student of this sex and school year may join now,
+    /// by `place`'s rules but for the times (no availability is known): the group admits their sex,
+    /// takes their school year and has room; fewest members first (`rank`).
+    static func fitting(_ groups: [PlaceGroup], ministry: String, sex: String?, year: Int?) -> [PlaceGroup] {
+        groups.filter { $0.ministryID == ministry && $0.admits(sex: sex ?? "unknown") && $0.takes(year: year) && $0.hasRoom }
+            .sorted { $0.rank < $1.rank }
+    }
+
     var reportGroup: PlaceReport.Group {
         PlaceReport.Group(code: code, name: name, ministry: ministryCode, day: day?.name, time: time,
                           location: location, leaders: leaders)
@@ -234,24 +264,7 @@ struct Placement {
         ministryMatcher = NameMatcher(ministries.map {
             NameMatcher.Candidate(code: $0.code, name: $0.name, scope: campusCodes[$0.campusID])
         })
-        groups = try connection.query("""
-            select g.id, g.code, g.name, g.ministry_id, mi.code, g.meeting_day, to_char(g.meeting_time, 'HH24:MI'),
-                   g.location, g.audience, g.sex, g.capacity,
-                   (select count(*) from memberships m where m.group_id = g.id and \(unescaped: KindCatalog.membershipEnd.isCurrent(over: "m")))
-            from community_groups g join ministries mi on mi.id = g.ministry_id join campuses c on c.id = mi.campus_id
-            where \(unescaped: KindCatalog.groupInUse)
-            order by g.code
-            """).rows.map { row in
-            let time = try row.decode(String?.self, 6)
-            let start = time.flatMap { CellNormalizer.parseTime($0) }.map { $0.hour * 60 + $0.minute }
-            return PlaceGroup(id: try row.decode(String.self, 0), code: try row.decode(String.self, 1),
-                              name: try row.decode(String.self, 2), ministryID: try row.decode(String.self, 3),
-                              ministryCode: try row.decode(String.self, 4),
-                              day: try row.decode(String?.self, 5).flatMap(Weekday.init(name:)), start: start, time: time,
-                              location: try row.decode(String?.self, 7), audience: try row.decode(String?.self, 8),
-                              sex: try row.decode(String?.self, 9), capacity: try row.decode(Int?.self, 10),
-                              members: try row.decode(Int.self, 11))
-        }
+        groups = try PlaceGroup.inUse(connection: connection)
         for (position, group) in groups.enumerated() { groupIndex[group.id] = position }
         for row in try connection.query("""
             select gl.group_id, p.first_name || ' ' || p.last_name, p.email, p.phone

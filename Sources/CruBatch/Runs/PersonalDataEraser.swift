@@ -3,13 +3,14 @@ import PostgresClient
 
 /// `crubatch forget EMAIL`: erases one person's personal data when they ask to be forgotten. In one
 /// transaction the columns the kinds declare personal (`ColumnSpec.personal`) get their placeholders
-/// or are cleared, in their row (name, email, phone, sex, school year) and in their ride offers and
-/// requests (pickup places), their memberships end, their ride offers and requests are cancelled,
-/// the notifications about them or to them are deleted (the ride messages about their pairings too:
-/// a message naming "Forgotten Person" would tell nothing), and the earlier change images of those
-/// rows in `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom,
-/// when) with one `run_changes` row that names the person's id and who asked, without the data; the
-/// erasure itself is not logged, so its before-image never exists.
+/// or are cleared, in their row (name, email, phone, sex, school year), in their ride offers and
+/// requests (pickup places) and in their check-ins (the time), their memberships end, their ride
+/// offers and requests are cancelled, the notifications about them or to them are deleted (the ride
+/// messages about their pairings and the newcomer messages about their check-ins too: a message
+/// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows in
+/// `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom, when) with
+/// one `run_changes` row that names the person's id and who asked, without the data; the erasure
+/// itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
     /// What one erasure did.
     public struct Report: Sendable, CommandReport {
@@ -105,8 +106,8 @@ public struct PersonalDataEraser {
     private func eraseInDatabase(personID: Int) throws -> Report {
         let run = WriterRun(
             connection: connection, kind: .forget, file: "-",
-            locks: .writers([.leaders, .students, .memberships, .rideOffers, .rideRequests],
-                            against: "an import of people, memberships or rides, or a place,"))
+            locks: .writers([.leaders, .students, .memberships, .rideOffers, .rideRequests, .attendance],
+                            against: "an import of people, memberships, rides or attendance, or a place,"))
         let report = try run.perform { scope in
             let runID = scope.ids[0]
             var report = Report(runID: runID, personID: personID)
@@ -118,6 +119,7 @@ public struct PersonalDataEraser {
             report.notificationsDeleted = try connection.query("""
                 delete from notifications where recipient_id = \(personID)
                 or membership_id in (select id from memberships where person_id = \(personID))
+                or attendance_id in (select id from attendance where person_id = \(personID))
                 or ride_pairing_id in (select p.id from ride_pairings p join ride_offers o on o.id = p.offer_id
                                        join ride_requests r on r.id = p.request_id
                                        where o.driver_id = \(personID) or r.passenger_id = \(personID))

@@ -23,7 +23,7 @@ public struct StatusReport: Sendable, CommandReport {
 
     public static let tables = [
         "campuses", "ministries", "people", "ministry_teams", "community_groups", "memberships", "events",
-        "summer_missions", "resources", "ride_offers", "ride_requests", "notifications", "import_runs",
+        "summer_missions", "resources", "ride_offers", "ride_requests", "attendance", "notifications", "import_runs",
     ]
 
     public static func load(from connection: PostgresConnection) throws -> StatusReport {
@@ -42,8 +42,9 @@ public struct StatusReport: Sendable, CommandReport {
             byKind[kind, default: [:]][status] = count
         }
         let dead = try connection.query("""
-            select n.id || ': to ' || p.email || ' after ' || n.attempts || ' attempts: ' || coalesce(n.last_error, '')
-            from notifications n join people p on p.id = n.recipient_id
+            select n.id || ': to ' || coalesce(p.email, mi.contact_email) || ' after ' || n.attempts || ' attempts: '
+                   || coalesce(n.last_error, '')
+            from notifications n left join people p on p.id = n.recipient_id left join ministries mi on mi.id = n.ministry_id
             where n.status = 'dead' order by n.id limit 20
             """).rows.map { try $0.decode(String.self, 0) }
         return StatusReport(tables: counts, notifications: byStatus, notificationsByKind: byKind, deadNotifications: dead)
