@@ -62,7 +62,7 @@ public struct Exporter {
     /// A kind as one JSON document for scripts: `{"format": 1, "kind": ..., "rows": [{column: value}]}`,
     /// the same columns and values as the CSV, streamed row by row.
     public func exportKindJSON(_ kind: Kind, to target: OutputTarget) throws -> ExportedFile {
-        try exportJSON(PostgresQuery(unsafeSQL: KindSpec.of(kind).exportSQL), kind: kind.rawValue, to: target)
+        try exportJSON(PostgresQuery(KindSpec.of(kind).exportSQL), kind: kind.rawValue, to: target)
     }
 
     /// The rows of `query` as one JSON document: `{"format": 1, "command": "export", "kind": ..., "rows":

@@ -49,13 +49,13 @@ extension WalkIns {
         let values = spec.columns.map { $0.name == "campus" ? campus : "s.\(identifier: $0.name)" }
         let key = SQLFragment(identifier: self.key)
         try connection.execute("alter table stage rename to walk_in_rows")
-        try connection.execute(PostgresQuery(unsafeSQL: StagingEncoder(spec: spec).createTableSQL))
+        try connection.execute(StagingEncoder(spec: spec).createTable)
         try connection.execute("""
             insert into stage (line, \(unescaped: SQLFragment(joining: names, separator: ", ")))
             select distinct on (s.\(unescaped: key)) s.line, \(unescaped: SQLFragment(joining: values, separator: ", "))
             from walk_in_rows s where s.\(unescaped: key) like \("%@" + Self.domain) order by s.\(unescaped: key), s.line
             """)
-        let added = try connection.query(PostgresQuery(unsafeSQL: MergeSQL(spec: spec, blank: .keep).insert(recording: false)))
+        let added = try connection.query(MergeSQL(spec: spec, blank: .keep).insert(recording: false))
             .scalar(Int.self)
         try connection.execute("drop table stage")
         try connection.execute("alter table walk_in_rows rename to stage")
