@@ -17,9 +17,17 @@ struct ReadOptions: ParsableArguments {
     @Option(help: "How slash dates are read: mdy (9/15/2026, the default) or dmy (15/9/2026; a date that could be either is refused).")
     var dateOrder: DateOrder = .mdy
 
+    @Option(help: "List the first N rows of each kind of change, field by field (0: all of them; --format json lists all).")
+    var diffLimit: Int = 20
+
+    func validate() throws {
+        if diffLimit < 0 { throw ValidationError("--diff-limit must be 0 (all) or more") }
+    }
+
     func apply(to options: inout ImportOptions) throws {
         options.sheet = sheet
         options.dateOrder = dateOrder
+        options.diffLimit = diffLimit == 0 ? nil : diffLimit
         if let delimiter {
             switch delimiter {
             case ",", "comma": options.delimiter = UInt8(ascii: ",")

@@ -22,6 +22,10 @@ public struct ImportOptions: Sendable {
     public var dryRun = false
     /// Validate only: check everything, write nothing, record no run.
     public var validateOnly = false
+    /// Whether the load lists what it would change, field by field: a run that writes nothing.
+    var previews: Bool { dryRun || validateOnly }
+    /// How many rows of each list of changes the text lists (`--diff-limit`; nil: all of them).
+    public var diffLimit: Int? = 20
     public var onError: OnError = .abort
     public var maxErrors: Int?
     public var rejectsPath: String?

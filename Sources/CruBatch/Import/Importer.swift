@@ -127,6 +127,7 @@ public struct Importer {
         report.diagnostics = skipped
         report.dryRun = options.dryRun
         report.validateOnly = options.validateOnly
+        report.diffLimit = options.diffLimit
         var results: [KindLoadResult] = []
         try run.perform { scope in
             try options.messages.apply(on: connection)
@@ -150,6 +151,7 @@ public struct Importer {
                     hint: "check the title as the header row writes it"))
                 results[0].fatal = true
             }
+            if !results.contains(where: \.fatal) { report.effects = try LoadEffects.read(on: connection) }
             report.outcome = Self.outcome(of: results, onError: options.onError)
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
             scope.commits = !options.dryRun && !options.validateOnly

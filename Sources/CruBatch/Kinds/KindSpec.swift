@@ -324,18 +324,38 @@ struct KindSpec: Sendable {
         return conditions.joined(separator: " and ")
     }
 
-    /// A query whose rows are exactly the CSV `import` reads (header = canonical column names).
-    var exportSQL: String {
+    /// Each column's value as export writes it, SQL over `exportFrom`, in declaration order.
+    private var exportValues: [String] {
         // Each list column is read from its aggregate, joined as list0, list1 ...
         let listAliases = Dictionary(uniqueKeysWithValues: lists.enumerated().map { ($1.column.name, "list\($0)") })
-        let values = columns.map { column in
-            "\(listAliases[column.name].map { "\($0).list" } ?? column.exportExpression) as \"\(column.name)\""
-        }
+        return columns.map { column in listAliases[column.name].map { "\($0).list" } ?? column.exportExpression }
+    }
+
+    /// The table `t` with the joins that `exportValues` and `keyLabel` read.
+    private var exportFrom: String {
         let listJoins = zip(lists, lists.indices).map { list, index in
             "left join (\(list.relation.exportAggregate)) list\(index) on list\(index).parent = t.id"
         }
+        return "\(table) t \(referenceJoins) \(listJoins.joined(separator: " "))"
+    }
+
+    /// A query whose rows are exactly the CSV `import` reads (header = canonical column names).
+    var exportSQL: String {
+        let values = zip(exportValues, columns).map { "\($0) as \"\($1.name)\"" }
         let order = keys.map(\.exportExpression)
-        return "select \(values.joined(separator: ", ")) from \(table) t \(referenceJoins) \(listJoins.joined(separator: " ")) where \(exportCondition) order by \(order.joined(separator: ", "))"
+        return "select \(values.joined(separator: ", ")) from \(exportFrom) where \(exportCondition) order by \(order.joined(separator: ", "))"
+    }
+
+    /// The stored rows that the staged rows name, each as export writes it, archived ones too: `id`,
+    /// `key` (`keyLabel`), `retired`, then column i of `columns` as text `c<i>`. What an import's
+    /// preview compares before and after its merge.
+    var stagedImageSQL: String {
+        let retired = retirement.map { "coalesce(\($0.isRetired(over: "t").sql), false)" } ?? "false"
+        let values = exportValues.enumerated().map { "(\($1))::text as c\($0)" }
+        return """
+            select t.id, \(keyLabel) as key, \(retired) as retired, \(values.joined(separator: ", ")) from \(exportFrom)
+            where t.id in (select t.id from (\(resolveSQL)) n join \(table) t on \(keyMatch))
+            """
     }
 
     /// A row's key as people read it (`cp-small-tue / Joy Chang` for a membership), SQL over `t` and
