@@ -164,7 +164,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Stop after N errors.")
     var maxErrors: Int?
 
-    @Option(help: "Write rows with their errors to this CSV (a folder for several files): with --on-error abort every row, with skip the rejected ones; fix the cells and import it.")
+    @Option(help: "Write rows with their errors to this CSV, or .xlsx workbook with the bad cells marked (a folder for several files): with --on-error abort every row, with skip the rejected ones; fix the cells and import it.")
     var rejects: String?
 
     @Option(help: "keep: a blank cell leaves the stored value alone; clear: a blank cell erases it.")
@@ -202,6 +202,9 @@ struct ImportCommand: ParsableCommand {
     func validate() throws {
         try input.refuseSheet(read.sheet)
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
+        if let rejects, rejects.lowercased().hasSuffix(".xlsx"), try input.dir != nil || input.namedFiles().count > 1 {
+            throw ValidationError("--rejects FILE.xlsx holds one file's rows; for several files give a folder (one KIND.csv each)")
+        }
         if sync {
             if input.dir != nil || !input.files.isEmpty { throw ValidationError("--sync takes one KIND and FILE, not --dir or --file") }
             if onError == .skip { throw ValidationError("--sync needs the complete list: it cannot skip bad rows (--on-error skip)") }

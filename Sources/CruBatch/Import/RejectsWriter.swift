@@ -1,5 +1,5 @@
-import FileOutput
 import CSVStream
+import FileOutput
 
 /// What `--rejects` wrote, for the summary.
 public struct RejectsSummary: Sendable, Equatable, Encodable {
@@ -22,12 +22,16 @@ public struct RejectsSummary: Sendable, Equatable, Encodable {
     }
 }
 
-/// Writes the rejects file: the original header and cells plus `error_line,error_code,error_message`,
-/// so staff fix the cells and import the file as it is. Every error of a row is listed (codes
-/// `;`-separated, messages ` | `-separated). Under `--on-error abort` nothing was loaded, so the file
-/// holds every row, the good ones with empty error cells; under `skip` only the rejected rows.
-/// It is CSV whatever the input was (for a workbook, `error_line` is the sheet's row number).
-/// It reads the input a second time rather than keeping rows in memory.
+/// Writes the rejects file: the original header and cells of the rows, and their errors, so staff fix
+/// the cells and import the file as it is. Under `--on-error abort` nothing was loaded, so the file
+/// holds every row, the good ones without errors; under `skip` only the rejected rows. It reads the
+/// input a second time rather than keeping rows in memory.
+///
+/// A path ending in `.xlsx` gets a workbook (`RejectsWorkbook`): the cells plus an `errors` column,
+/// each bad cell filled light red with a comment giving its message and hint, the header row bold
+/// and frozen. Any other path gets CSV whatever the input was: the cells plus
+/// `error_line,error_code,error_message`, every error of a row listed (codes `;`-separated, messages
+/// ` | `-separated; for a workbook, `error_line` is the sheet's row number).
 struct RejectsWriter {
     let options: ImportOptions
 
@@ -47,36 +51,70 @@ struct RejectsWriter {
 
     typealias Source = Importer.Source
 
+    /// Whether `path` asks for a workbook.
+    static func isWorkbook(_ path: String) -> Bool { path.lowercased().hasSuffix(".xlsx") }
+
     private func write(result: KindLoadResult, source: Source, everyRow: Bool, to target: String) throws -> Int {
         let table = try options.openTable(path: source.path, displayName: source.path)
-        let ignored = Set(HeaderMapping.rejectColumns.map(TableHeader.normalizedName))
-        let kept = table.header.indices.filter { !ignored.contains(TableHeader.normalizedName(table.header[$0])) }
+        let kept = table.header.indices.filter { !HeaderMapping.ignoredColumns.contains(TableHeader.normalizedName(table.header[$0])) }
         var errors: [Int: [Diagnostic]] = [:]
         for diagnostic in result.diagnostics where diagnostic.severity == .error && result.rejectedLines.contains(diagnostic.line) {
             errors[diagnostic.line, default: []].append(diagnostic)
         }
-        let file = try OutputFile(try OutputTarget(target))
-        let writer = CSVWriter()
-        var buffer: [UInt8] = []
+        let header = kept.map { table.header[$0] }
+        let sink: any RejectsSink = Self.isWorkbook(target)
+            ? try RejectsWorkbook(target: try OutputTarget(target), header: header, sheet: source.kind.rawValue)
+            : try RejectsCSV(target: try OutputTarget(target), header: header)
         var rows = 0
-        writer.append(kept.map { table.header[$0] } + HeaderMapping.rejectColumns, to: &buffer)
         while let row = try table.next() {
             let rowErrors = errors[row.line] ?? []
             guard everyRow || !rowErrors.isEmpty else { continue }
             let cells = kept.map { $0 < row.originalCells.count ? row.originalCells[$0] : "" }
-            var codes: [String] = []
-            for code in rowErrors.map(\.code.rawValue) where !codes.contains(code) { codes.append(code) }
-            let errorCells = rowErrors.isEmpty ? ["", "", ""]
-                : [String(row.line), codes.joined(separator: ";"), rowErrors.map(\.message).joined(separator: " | ")]
-            writer.append(cells + errorCells, to: &buffer)
-            rows += 1
-            if buffer.count > 1 << 16 {
-                try file.write(buffer)
-                buffer.removeAll(keepingCapacity: true)
+            // A diagnostic's column counts the file's cells from 1; the sink's, the kept ones from 0.
+            let located = rowErrors.map { diagnostic in
+                (diagnostic, diagnostic.column.flatMap { kept.firstIndex(of: $0 - 1) })
             }
+            try sink.append(cells: cells, line: row.line, errors: located)
+            rows += 1
         }
+        try sink.commit()
+        return rows
+    }
+}
+
+/// Where `RejectsWriter` puts rows: a CSV file or a workbook.
+protocol RejectsSink {
+    /// One row: its cells, its line in the input, and its errors, each with the cell it is about
+    /// (an index into `cells`), when it is about one.
+    func append(cells: [String], line: Int, errors: [(diagnostic: Diagnostic, cell: Int?)]) throws
+    func commit() throws
+}
+
+/// The rejects as CSV: the cells plus `error_line,error_code,error_message`.
+final class RejectsCSV: RejectsSink {
+    private let file: OutputFile
+    private let writer = CSVWriter()
+    private var buffer: [UInt8] = []
+
+    init(target: OutputTarget, header: [String]) throws {
+        file = try OutputFile(target)
+        writer.append(header + HeaderMapping.rejectColumns, to: &buffer)
+    }
+
+    func append(cells: [String], line: Int, errors: [(diagnostic: Diagnostic, cell: Int?)]) throws {
+        var codes: [String] = []
+        for code in errors.map(\.diagnostic.code.rawValue) where !codes.contains(code) { codes.append(code) }
+        let errorCells = errors.isEmpty ? ["", "", ""]
+            : [String(line), codes.joined(separator: ";"), errors.map(\.diagnostic.message).joined(separator: " | ")]
+        writer.append(cells + errorCells, to: &buffer)
+        if buffer.count > 1 << 16 {
+            try file.write(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func commit() throws {
         try file.write(buffer)
         try file.commit()
-        return rows
     }
 }
