@@ -196,6 +196,7 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
+    @OptionGroup var html: ReportOption
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -232,6 +233,7 @@ struct ImportCommand: ParsableCommand {
         options.onError = onError.value
         options.maxErrors = maxErrors
         options.rejectsPath = rejects
+        options.reportPath = html.report
         options.blank = blank.value
         options.waitForLock = wait
         options.columnMap = try input.columnMap()
@@ -265,6 +267,7 @@ struct ValidateCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
+    @OptionGroup var html: ReportOption
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -275,6 +278,7 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         var options = ImportOptions()
         options.validateOnly = true
+        options.reportPath = html.report
         options.columnMap = try input.columnMap()
         owner.apply(to: &options)
         try read.apply(to: &options)

@@ -29,6 +29,8 @@ public struct ImportOptions: Sendable {
     public var onError: OnError = .abort
     public var maxErrors: Int?
     public var rejectsPath: String?
+    /// `--report FILE.html`: the run as one HTML page.
+    public var reportPath: String?
     public var delimiter: UInt8?
     public var encoding: TextEncoding = .utf8
     /// The workbook sheet to read (default: the first); only for .xlsx files.

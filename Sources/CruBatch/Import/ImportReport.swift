@@ -77,12 +77,11 @@ public struct ImportReport: Sendable, CommandReport {
     /// Whether rows were actually written to the database.
     public var wrote: Bool { !dryRun && !validateOnly && (outcome == .loaded || outcome == .partiallyLoaded) }
 
-    /// The per-file summary table for stdout.
-    public var summaryTable: String {
+    /// The per-file summary's column titles and rows (with a total row for several files).
+    var summaryCells: (headers: [String], rows: [[String]]) {
         let headers = wrote
             ? ["kind", "read", "inserted", "updated", "restored", "unchanged", "archived", "rejected", "seconds"]
             : ["kind", "read", "would insert", "would update", "would restore", "unchanged", "would archive", "rejected", "seconds"]
-        var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
         let counted: [KeyPath<KindCounts, Int>] = [\.read, \.inserted, \.updated, \.restored, \.unchanged, \.archived, \.rejected]
         var rows = files.map { counts in
             [counts.kind.rawValue] + counted.map { String(counts[keyPath: $0]) } + [String(format: "%.2f", counts.seconds)]
@@ -91,6 +90,13 @@ public struct ImportReport: Sendable, CommandReport {
             rows.append(["total"] + counted.map { path in String(files.reduce(0) { $0 + $1[keyPath: path] }) }
                 + [String(format: "%.2f", files.reduce(0) { $0 + $1.seconds })])
         }
+        return (headers, rows)
+    }
+
+    /// The per-file summary table for stdout.
+    public var summaryTable: String {
+        let (headers, rows) = summaryCells
+        var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
         rows.forEach { table.append($0) }
         var lines = table.lines
         lines.append(verdict)

@@ -174,6 +174,9 @@ public struct Importer {
                 report.rejects = try RejectsWriter(options: options)
                     .write(results: results, sources: sources, to: rejectsPath)
             }
+            if let reportPath = options.reportPath {
+                try HTMLReport(report, results: results, sources: sources, options: options).write(to: reportPath)
+            }
         }
         return report
     }

@@ -15,7 +15,7 @@ final class RejectsWorkbook: RejectsSink {
     private let target: OutputTarget
     private let headerCells: [String]
     private let sheetName: String
-    private var rows: [(cells: [String], errors: [(diagnostic: Diagnostic, cell: Int?)])] = []
+    private var rows: [RejectedRow] = []
 
     init(target: OutputTarget, header: [String], sheet: String) throws {
         self.target = target
@@ -23,8 +23,8 @@ final class RejectsWorkbook: RejectsSink {
         sheetName = sheet
     }
 
-    func append(cells: [String], line: Int, errors: [(diagnostic: Diagnostic, cell: Int?)]) throws {
-        rows.append((cells, errors))
+    func append(_ row: RejectedRow) throws {
+        rows.append(row)
     }
 
     func commit() throws {

@@ -55,38 +55,53 @@ struct RejectsWriter {
     static func isWorkbook(_ path: String) -> Bool { path.lowercased().hasSuffix(".xlsx") }
 
     private func write(result: KindLoadResult, source: Source, everyRow: Bool, to target: String) throws -> Int {
+        var sink: (any RejectsSink)?
+        var rows = 0
+        try readRows(of: result, source: source, everyRow: everyRow) { header in
+            sink = Self.isWorkbook(target)
+                ? try RejectsWorkbook(target: try OutputTarget(target), header: header, sheet: source.kind.rawValue)
+                : try RejectsCSV(target: try OutputTarget(target), header: header)
+        } row: { row in
+            try sink?.append(row)
+            rows += 1
+        }
+        try sink?.commit()
+        return rows
+    }
+
+    /// Reads `source` again: hands `header` the file's header (less the columns a rejects file
+    /// adds), then `row` each row with its errors, every row or only the rejected ones.
+    func readRows(of result: KindLoadResult, source: Source, everyRow: Bool,
+                  header: ([String]) throws -> Void, row body: (RejectedRow) throws -> Void) throws {
         let table = try options.openTable(path: source.path, displayName: source.path)
         let kept = table.header.indices.filter { !HeaderMapping.ignoredColumns.contains(TableHeader.normalizedName(table.header[$0])) }
         var errors: [Int: [Diagnostic]] = [:]
         for diagnostic in result.diagnostics where diagnostic.severity == .error && result.rejectedLines.contains(diagnostic.line) {
             errors[diagnostic.line, default: []].append(diagnostic)
         }
-        let header = kept.map { table.header[$0] }
-        let sink: any RejectsSink = Self.isWorkbook(target)
-            ? try RejectsWorkbook(target: try OutputTarget(target), header: header, sheet: source.kind.rawValue)
-            : try RejectsCSV(target: try OutputTarget(target), header: header)
-        var rows = 0
+        try header(kept.map { table.header[$0] })
         while let row = try table.next() {
             let rowErrors = errors[row.line] ?? []
             guard everyRow || !rowErrors.isEmpty else { continue }
-            let cells = kept.map { $0 < row.originalCells.count ? row.originalCells[$0] : "" }
-            // A diagnostic's column counts the file's cells from 1; the sink's, the kept ones from 0.
-            let located = rowErrors.map { diagnostic in
-                (diagnostic, diagnostic.column.flatMap { kept.firstIndex(of: $0 - 1) })
-            }
-            try sink.append(cells: cells, line: row.line, errors: located)
-            rows += 1
+            // A diagnostic's column counts the file's cells from 1; a rejected row's, the kept ones from 0.
+            try body(RejectedRow(line: row.line, cells: kept.map { $0 < row.originalCells.count ? row.originalCells[$0] : "" },
+                                 errors: rowErrors.map { ($0, $0.column.flatMap { kept.firstIndex(of: $0 - 1) }) }))
         }
-        try sink.commit()
-        return rows
     }
+}
+
+/// A row of a file as a rejects file or a report shows it: its line, its cells (less the columns a
+/// rejects file adds), and its errors, each with the cell it is about (an index into `cells`) when
+/// it is about one.
+struct RejectedRow {
+    let line: Int
+    let cells: [String]
+    let errors: [(diagnostic: Diagnostic, cell: Int?)]
 }
 
 /// Where `RejectsWriter` puts rows: a CSV file or a workbook.
 protocol RejectsSink {
-    /// One row: its cells, its line in the input, and its errors, each with the cell it is about
-    /// (an index into `cells`), when it is about one.
-    func append(cells: [String], line: Int, errors: [(diagnostic: Diagnostic, cell: Int?)]) throws
+    func append(_ row: RejectedRow) throws
     func commit() throws
 }
 
@@ -101,12 +116,12 @@ final class RejectsCSV: RejectsSink {
         writer.append(header + HeaderMapping.rejectColumns, to: &buffer)
     }
 
-    func append(cells: [String], line: Int, errors: [(diagnostic: Diagnostic, cell: Int?)]) throws {
+    func append(_ row: RejectedRow) throws {
         var codes: [String] = []
-        for code in errors.map(\.diagnostic.code.rawValue) where !codes.contains(code) { codes.append(code) }
-        let errorCells = errors.isEmpty ? ["", "", ""]
-            : [String(line), codes.joined(separator: ";"), errors.map(\.diagnostic.message).joined(separator: " | ")]
-        writer.append(cells + errorCells, to: &buffer)
+        for code in row.errors.map(\.diagnostic.code.rawValue) where !codes.contains(code) { codes.append(code) }
+        let errorCells = row.errors.isEmpty ? ["", "", ""]
+            : [String(row.line), codes.joined(separator: ";"), row.errors.map(\.diagnostic.message).joined(separator: " | ")]
+        writer.append(row.cells + errorCells, to: &buffer)
         if buffer.count > 1 << 16 {
             try file.write(buffer)
             buffer.removeAll(keepingCapacity: true)
