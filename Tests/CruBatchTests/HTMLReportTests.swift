@@ -121,4 +121,66 @@ struct HTMLReportTests {
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 10_000, "\(png.count) bytes")
     }
+
+    /// The bad cells of a report, `line:column:code` (column 0 is the line number, so a file's
+    /// column N is cell N), as Python's HTML parser reads them.
+    private func markedCells(_ html: String) throws -> Set<String> {
+        let output = try Python.run(script: """
+            import sys
+            from html.parser import HTMLParser
+            class Cells(HTMLParser):
+                line = None; column = -1
+                def handle_starttag(self, tag, attrs):
+                    attrs = dict(attrs)
+                    if tag == "tr":
+                        self.line = attrs.get("id", "")[5:] if attrs.get("id", "").startswith("line-") else None
+                        self.column = -1
+                    if tag == "td" and self.line is not None:
+                        self.column += 1
+                        if attrs.get("class") == "bad": print("%s:%d:%s" % (self.line, self.column, attrs.get("data-code")))
+            Cells().feed(sys.stdin.read())
+            """, input: Data(html.utf8))
+        return Set(output.split(separator: "\n").map(String.init))
+    }
+
+    @Test("place --report marks each bad answer's cells as place's own diagnostics locate them, and lists the placements")
+    func placeReport() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let answers = TestEnvironment.fixture("get-involved/answers.csv")
+        let report = try scratch.folder() + "/place.html"
+        let run = try database.run(["place", answers, "--dry-run", "--report", report])
+        #expect(run.status == 1, "\(run.stderr)")
+        let json = try database.run(["place", answers, "--dry-run", "--format", "json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let errors = try #require(document["diagnostics"] as? [[String: Any]])
+            .filter { $0["severity"] as? String == "error" && $0["column"] != nil }
+        #expect(!errors.isEmpty)
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(try markedCells(html) == Set(errors.map { "\($0["line"] ?? ""):\($0["column"] ?? ""):\($0["code"] ?? "")" }))
+        let placed = try #require(document["counts"] as? [String: Any])["placed"] as? Int
+        #expect(html.components(separatedBy: "<ul class=\"inserted\">").count == 2 && (placed ?? 0) > 0)
+    }
+
+    @Test("rides pair --report lists each new pairing by its ids and names nobody (no file gave the names)")
+    func ridesPairReport() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let report = try scratch.folder() + "/rides.html"
+        let run = try database.run(["rides", "pair", "--dry-run", "--report", report])
+        #expect(run.status == 0 || run.status == 1, "\(run.stderr)")
+        let json = try database.run(["rides", "pair", "--dry-run", "--format", "json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let pairings = try #require(document["pairings"] as? [[String: Any]])
+        #expect(!pairings.isEmpty)
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        for pairing in pairings {
+            #expect(html.contains("request \(pairing["request"] ?? "") rides with offer \(pairing["offer"] ?? "")"))
+            for person in ["passenger", "driver"] {
+                let contact = try #require(pairing[person] as? [String: Any])
+                for field in ["name", "email"] {
+                    let value = try #require(contact[field] as? String)
+                    #expect(!html.contains(value), "\(person) \(field) in the report")
+                }
+            }
+        }
+    }
 }

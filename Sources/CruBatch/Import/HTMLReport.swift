@@ -8,7 +8,7 @@ import MessageTemplates
 /// by code with their hints and counts, the file's bad rows with each bad cell marked and its
 /// message beside it, and the changes. Rendered by `HTMLReportTemplate` with HTML escaping on:
 /// every value, from a file or the database, stays text.
-struct HTMLReport {
+public struct HTMLReport {
     /// A file's bad rows under its header.
     struct BadRows {
         let file: String

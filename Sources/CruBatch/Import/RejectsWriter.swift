@@ -73,10 +73,27 @@ struct RejectsWriter {
     /// adds), then `row` each row with its errors, every row or only the rejected ones.
     func readRows(of result: KindLoadResult, source: Source, everyRow: Bool,
                   header: ([String]) throws -> Void, row body: (RejectedRow) throws -> Void) throws {
-        let table = try options.openTable(path: source.path, displayName: source.path)
+        try RejectedRow.read(try options.openTable(path: source.path, displayName: source.path), diagnostics: result.diagnostics,
+                             rejected: result.rejectedLines, everyRow: everyRow, header: header, row: body)
+    }
+}
+
+/// A row of a file as a rejects file or a report shows it: its line, its cells (less the columns a
+/// rejects file adds), and its errors, each with the cell it is about (an index into `cells`) when
+/// it is about one.
+struct RejectedRow {
+    let line: Int
+    let cells: [String]
+    let errors: [(diagnostic: Diagnostic, cell: Int?)]
+
+    /// Reads `table` (from its first row): hands `header` its header less the columns a rejects file
+    /// adds, then `row` each row with the errors of `diagnostics` on its line: every row, or only
+    /// the `rejected` lines.
+    static func read(_ table: any TableReader, diagnostics: [Diagnostic], rejected: Set<Int>, everyRow: Bool,
+                     header: ([String]) throws -> Void, row body: (RejectedRow) throws -> Void) throws {
         let kept = table.header.indices.filter { !HeaderMapping.ignoredColumns.contains(TableHeader.normalizedName(table.header[$0])) }
         var errors: [Int: [Diagnostic]] = [:]
-        for diagnostic in result.diagnostics where diagnostic.severity == .error && result.rejectedLines.contains(diagnostic.line) {
+        for diagnostic in diagnostics where diagnostic.severity == .error && rejected.contains(diagnostic.line) {
             errors[diagnostic.line, default: []].append(diagnostic)
         }
         try header(kept.map { table.header[$0] })
@@ -88,15 +105,6 @@ struct RejectsWriter {
                                  errors: rowErrors.map { ($0, $0.column.flatMap { kept.firstIndex(of: $0 - 1) }) }))
         }
     }
-}
-
-/// A row of a file as a rejects file or a report shows it: its line, its cells (less the columns a
-/// rejects file adds), and its errors, each with the cell it is about (an index into `cells`) when
-/// it is about one.
-struct RejectedRow {
-    let line: Int
-    let cells: [String]
-    let errors: [(diagnostic: Diagnostic, cell: Int?)]
 }
 
 /// Where `RejectsWriter` puts rows: a CSV file or a workbook.
