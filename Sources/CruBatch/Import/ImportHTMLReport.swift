@@ -24,7 +24,10 @@ extension HTMLReport {
         }
         changes = report.files.map { counts in
             let spec = KindSpec.of(counts.kind)
-            let personal = Set(spec.columns.filter { ($0.personal ?? .no) != .no }.map(\.name))
+            // A person's own data, or the people a row names (a group's leaders by email).
+            let personal = Set(spec.columns.filter { column in
+                (column.personal ?? .no) != .no || (column.reference ?? column.list?.reference)?.table == PersonalColumns.people
+            }.map(\.name))
             let masked = { (row: RowChange) in
                 RowChange(key: row.key, fields: row.fields.map { field in
                     personal.contains(field.column) && field.old != nil
