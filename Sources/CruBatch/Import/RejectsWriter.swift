@@ -55,18 +55,13 @@ struct RejectsWriter {
     static func isWorkbook(_ path: String) -> Bool { path.lowercased().hasSuffix(".xlsx") }
 
     private func write(result: KindLoadResult, source: Source, everyRow: Bool, to target: String) throws -> Int {
-        var sink: (any RejectsSink)?
-        var rows = 0
-        try readRows(of: result, source: source, everyRow: everyRow) { header in
-            sink = Self.isWorkbook(target)
-                ? try RejectsWorkbook(target: try OutputTarget(target), header: header, sheet: source.kind.rawValue)
-                : try RejectsCSV(target: try OutputTarget(target), header: header)
-        } row: { row in
-            try sink?.append(row)
-            rows += 1
+        let rows = { (header: ([String]) throws -> Void, row: (RejectedRow) throws -> Void) in
+            try readRows(of: result, source: source, everyRow: everyRow, header: header, row: row)
         }
-        try sink?.commit()
-        return rows
+        if Self.isWorkbook(target) {
+            return try RejectsWorkbook.write(to: try OutputTarget(target), sheet: source.kind.rawValue, rows: rows)
+        }
+        return try RejectsCSV.write(to: try OutputTarget(target), rows: rows)
     }
 
     /// Reads `source` again: hands `header` the file's header (less the columns a rejects file
@@ -107,37 +102,31 @@ struct RejectedRow {
     }
 }
 
-/// Where `RejectsWriter` puts rows: a CSV file or a workbook.
-protocol RejectsSink {
-    func append(_ row: RejectedRow) throws
-    func commit() throws
-}
-
 /// The rejects as CSV: the cells plus `error_line,error_code,error_message`.
-final class RejectsCSV: RejectsSink {
-    private let file: OutputFile
-    private let writer = CSVWriter()
-    private var buffer: [UInt8] = []
-
-    init(target: OutputTarget, header: [String]) throws {
-        file = try OutputFile(target)
-        writer.append(header + HeaderMapping.rejectColumns, to: &buffer)
-    }
-
-    func append(_ row: RejectedRow) throws {
-        var codes: [String] = []
-        for code in row.errors.map(\.diagnostic.code.rawValue) where !codes.contains(code) { codes.append(code) }
-        let errorCells = row.errors.isEmpty ? ["", "", ""]
-            : [String(row.line), codes.joined(separator: ";"), row.errors.map(\.diagnostic.message).joined(separator: " | ")]
-        writer.append(row.cells + errorCells, to: &buffer)
-        if buffer.count > 1 << 16 {
-            try file.write(buffer)
-            buffer.removeAll(keepingCapacity: true)
+enum RejectsCSV {
+    /// Writes the header and rows that `rows` hands over; returns how many rows.
+    static func write(to target: OutputTarget,
+                      rows: (_ header: ([String]) throws -> Void, _ row: (RejectedRow) throws -> Void) throws -> Void) throws -> Int {
+        let file = try OutputFile(target)
+        let writer = CSVWriter()
+        var buffer: [UInt8] = []
+        var count = 0
+        try rows { header in
+            writer.append(header + HeaderMapping.rejectColumns, to: &buffer)
+        } _: { row in
+            var codes: [String] = []
+            for code in row.errors.map(\.diagnostic.code.rawValue) where !codes.contains(code) { codes.append(code) }
+            let errorCells = row.errors.isEmpty ? ["", "", ""]
+                : [String(row.line), codes.joined(separator: ";"), row.errors.map(\.diagnostic.message).joined(separator: " | ")]
+            writer.append(row.cells + errorCells, to: &buffer)
+            count += 1
+            if buffer.count > 1 << 16 {
+                try file.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
         }
-    }
-
-    func commit() throws {
         try file.write(buffer)
         try file.commit()
+        return count
     }
 }
