@@ -46,9 +46,10 @@ struct ChangePreview {
         }
         let sql = """
             select a.key, b.id is null as inserted, coalesce(b.retired and not a.retired, false) as restored,
-                coalesce((select json_agg(json_build_object('column', f.name, 'old', f.old, 'new', f.new))
-                          from (values \(fields.joined(separator: ", "))) f(name, old, new)
-                          where b.id is not null and f.old is distinct from f.new), '[]')::text as fields
+                case when b.id is null then '[]' else coalesce((
+                    select json_agg(json_build_object('column', f.name, 'old', f.old, 'new', f.new))
+                    from (values \(fields.joined(separator: ", "))) f(name, old, new)
+                    where f.old is distinct from f.new), '[]')::text end as fields
             from preview_after a left join preview_before b on b.id = a.id
             where b.id is null or b.retired <> a.retired or \(fieldsDiffer)
             order by a.key
@@ -57,10 +58,12 @@ struct ChangePreview {
         let decoder = JSONDecoder()
         for row in try connection.query(PostgresQuery(unsafeSQL: sql)).rows {
             let (key, inserted, restored, json) = try row.decode((String, Bool, Bool, String).self)
-            let change = RowChange(key: key, fields: try decoder.decode([FieldChange].self, from: Data(json.utf8)))
             if inserted {
                 changes.inserted.append(key)
-            } else if restored {
+                continue
+            }
+            let change = RowChange(key: key, fields: try decoder.decode([FieldChange].self, from: Data(json.utf8)))
+            if restored {
                 changes.restored.append(change)
             } else if !change.fields.isEmpty {
                 changes.updated.append(change)
