@@ -146,4 +146,26 @@ struct PreviewTests {
         #expect(real.stdout.contains("memberships: ended 2\nmessages: queued \(2 * leaders) left\n"), "\(real.stdout)")
         #expect(try database.count("select count(*) from notifications where kind = 'left' and status = 'pending'") == 2 * leaders)
     }
+
+    @Test("the preview follows the merge's own rules: a blank cell keeps the stored value unless --blank clear, and an archived group listed again would be restored")
+    func previewFollowsTheMerge() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let description = "Walking through the Gospel of Mark."
+        let blanked = try fixtureFile("groups.csv") { lines in
+            lines.map { $0.hasPrefix("cp-fr-men-mon,") ? $0.replacingOccurrences(of: description, with: "") : $0 }
+        }
+        let keep = try database.run(["import", "groups", blanked, "--dry-run"])
+        #expect(keep.status == 0 && !keep.stdout.contains("groups: would update"), "\(keep.stdout)")
+        let clear = try database.run(["import", "groups", blanked, "--dry-run", "--blank", "clear"])
+        #expect(clear.stdout.contains("groups: would update cp-fr-men-mon\n    description: \"\(description)\" -> (blank)\n"),
+                "\(clear.stdout)")
+
+        let archived = try database.connect().query("""
+            update community_groups set archived_at = now() where code = 'ah-so-women-wed' returning code
+            """).rows.count
+        #expect(archived == 1)
+        let restore = try database.run(["import", "groups", TestEnvironment.fixture("central-coast/groups.csv"), "--dry-run"])
+        #expect(restore.stdout.hasPrefix("groups: would restore ah-so-women-wed\nkind "), "\(restore.stdout)")
+        #expect(try database.count("select count(*) from community_groups where archived_at is not null") == 1)
+    }
 }
