@@ -136,7 +136,8 @@ struct ImportCommand: ParsableCommand {
         Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
 
         Examples:
-          crubatch import groups groups.csv --dry-run
+          crubatch import groups groups.csv --dry-run         each changed field, old -> new
+          crubatch import groups groups.csv --dry-run --report preview.html --rejects fix-me.xlsx
           crubatch import students students.csv --on-error skip --rejects rejects.csv
           crubatch import --dir fixtures/central-coast
           crubatch import --dir exports --file students='Cru Students - Sheet1.csv'
