@@ -1,5 +1,3 @@
-import CSVStream
-
 extension HTMLReport {
     /// The page of an import or validation: its summary and verdict, its problems, the bad rows of
     /// each file (read again), and what it changes or would change. Personal data appears only as

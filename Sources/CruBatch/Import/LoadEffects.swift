@@ -24,8 +24,6 @@ public struct LoadEffects: Sendable, Equatable, Encodable {
     public var archivedGroups: [ArchivedGroup] = []
     public var queuedMessages: [Queued] = []
 
-    public var isEmpty: Bool { endedMemberships.isEmpty && archivedGroups.isEmpty && queuedMessages.isEmpty }
-
     /// Reads the effects of what the open transaction wrote so far.
     static func read(on connection: PostgresConnection) throws -> LoadEffects {
         let memberships = KindSpec.of(.memberships)
