@@ -7,18 +7,22 @@ import Glibc
 /// cell can run as a formula), cell styles, and the sheet's view and print settings. The workbook
 /// is written to its path by `close()`.
 public final class XLSXWriter {
-    /// A cell's look: bold and size for titles, a number format for dates.
+    /// A cell's look: bold and size for titles, a number format for dates, a solid fill (RGB, such
+    /// as 0xFFC7CE) to mark a cell.
     public struct Style: Hashable, Sendable {
         public var bold = false
         public var size: Double?
         public var numberFormat: String?
         public var wrapsText = false
+        public var fill: UInt32?
 
-        public init(bold: Bool = false, size: Double? = nil, numberFormat: String? = nil, wrapsText: Bool = false) {
+        public init(bold: Bool = false, size: Double? = nil, numberFormat: String? = nil, wrapsText: Bool = false,
+                    fill: UInt32? = nil) {
             self.bold = bold
             self.size = size
             self.numberFormat = numberFormat
             self.wrapsText = wrapsText
+            self.fill = fill
         }
     }
 
@@ -86,6 +90,10 @@ public final class XLSXWriter {
             format_set_text_wrap(format)
             format_set_align(format, UInt8(LXW_ALIGN_VERTICAL_TOP.rawValue))
         }
+        if let fill = style.fill {
+            format_set_pattern(format, UInt8(LXW_PATTERN_SOLID.rawValue))
+            format_set_bg_color(format, fill)
+        }
         formats[style] = format
         return format
     }
@@ -137,9 +145,13 @@ public final class XLSXWriter {
             self.writer = writer
         }
 
-        /// A text cell (never a formula, whatever its first character); nothing for empty text.
+        /// A text cell (never a formula, whatever its first character); for empty text nothing, or
+        /// a blank cell with `style` when one is given.
         public func write(_ text: String, row: Int, column: Int, style: Style? = nil) throws(Failure) {
-            guard !text.isEmpty else { return }
+            guard !text.isEmpty else {
+                if let style { try check(worksheet_write_blank(sheet, lxw_row_t(row), lxw_col_t(column), writer.format(style))) }
+                return
+            }
             try check(worksheet_write_string(sheet, lxw_row_t(row), lxw_col_t(column), text, writer.format(style)))
         }
 
@@ -147,6 +159,11 @@ public final class XLSXWriter {
         public func write(year: Int, month: Int, day: Int, row: Int, column: Int, style: Style) throws(Failure) {
             var date = lxw_datetime(year: Int32(year), month: Int32(month), day: Int32(day), hour: 0, min: 0, sec: 0)
             try check(worksheet_write_datetime(sheet, lxw_row_t(row), lxw_col_t(column), &date, writer.format(style)))
+        }
+
+        /// A note on a cell (what Excel calls a comment), shown when the pointer rests on the cell.
+        public func comment(_ text: String, row: Int, column: Int) throws(Failure) {
+            try check(worksheet_write_comment(sheet, lxw_row_t(row), lxw_col_t(column), text))
         }
 
         /// The width of columns, in characters of the default font.

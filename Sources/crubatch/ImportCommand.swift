@@ -17,9 +17,17 @@ struct ReadOptions: ParsableArguments {
     @Option(help: "How slash dates are read: mdy (9/15/2026, the default) or dmy (15/9/2026; a date that could be either is refused).")
     var dateOrder: DateOrder = .mdy
 
+    @Option(help: "List the first N rows of each kind of change, field by field (0: all of them; --format json lists all).")
+    var diffLimit: Int = 20
+
+    func validate() throws {
+        if diffLimit < 0 { throw ValidationError("--diff-limit must be 0 (all) or more") }
+    }
+
     func apply(to options: inout ImportOptions) throws {
         options.sheet = sheet
         options.dateOrder = dateOrder
+        options.diffLimit = diffLimit == 0 ? nil : diffLimit
         if let delimiter {
             switch delimiter {
             case ",", "comma": options.delimiter = UInt8(ascii: ",")
@@ -128,7 +136,8 @@ struct ImportCommand: ParsableCommand {
         Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
 
         Examples:
-          crubatch import groups groups.csv --dry-run
+          crubatch import groups groups.csv --dry-run         each changed field, old -> new
+          crubatch import groups groups.csv --dry-run --report preview.html --rejects fix-me.xlsx
           crubatch import students students.csv --on-error skip --rejects rejects.csv
           crubatch import --dir fixtures/central-coast
           crubatch import --dir exports --file students='Cru Students - Sheet1.csv'
@@ -156,7 +165,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Stop after N errors.")
     var maxErrors: Int?
 
-    @Option(help: "Write rows with their errors to this CSV (a folder for several files): with --on-error abort every row, with skip the rejected ones; fix the cells and import it.")
+    @Option(help: "Write rows with their errors to this CSV, or .xlsx workbook with the bad cells marked (a folder for several files): with --on-error abort every row, with skip the rejected ones; fix the cells and import it.")
     var rejects: String?
 
     @Option(help: "keep: a blank cell leaves the stored value alone; clear: a blank cell erases it.")
@@ -188,12 +197,16 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
+    @OptionGroup var html: ReportOption
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
         try input.refuseSheet(read.sheet)
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
+        if let rejects, rejects.lowercased().hasSuffix(".xlsx"), try input.dir != nil || input.namedFiles().count > 1 {
+            throw ValidationError("--rejects FILE.xlsx holds one file's rows; for several files give a folder (one KIND.csv each)")
+        }
         if sync {
             if input.dir != nil || !input.files.isEmpty { throw ValidationError("--sync takes one KIND and FILE, not --dir or --file") }
             if onError == .skip { throw ValidationError("--sync needs the complete list: it cannot skip bad rows (--on-error skip)") }
@@ -221,6 +234,7 @@ struct ImportCommand: ParsableCommand {
         options.onError = onError.value
         options.maxErrors = maxErrors
         options.rejectsPath = rejects
+        options.reportPath = html.report
         options.blank = blank.value
         options.waitForLock = wait
         options.columnMap = try input.columnMap()
@@ -254,6 +268,7 @@ struct ValidateCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
+    @OptionGroup var html: ReportOption
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -264,6 +279,7 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         var options = ImportOptions()
         options.validateOnly = true
+        options.reportPath = html.report
         options.columnMap = try input.columnMap()
         owner.apply(to: &options)
         try read.apply(to: &options)

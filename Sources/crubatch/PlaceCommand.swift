@@ -56,6 +56,7 @@ struct PlaceCommand: ParsableCommand {
     @Flag(name: .customLong("no-notify"), help: "Tell nobody: the run's messages are recorded as suppressed, never sent.")
     var noNotify = false
 
+    @OptionGroup var html: ReportOption
     @OptionGroup var database: DatabaseOptions
 
     enum PlaceFormat: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
@@ -82,6 +83,7 @@ struct PlaceCommand: ParsableCommand {
         let console = Console(command: "place", quiet: quiet, json: format == .json)
         try console.run {
             let report = try Placer(options: options).run(path: file, connect: database.connect)
+            if let target = html.report { try HTMLReport.write(report, path: file, options: options, to: target) }
             if format != .json {
                 for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
             }

@@ -56,6 +56,7 @@ struct RidesPairCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print nothing when every request leg has a car. Errors still go to stderr.")
     var quiet = false
 
+    @OptionGroup var html: ReportOption
     @OptionGroup var database: DatabaseOptions
 
     enum PairFormat: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
@@ -68,6 +69,7 @@ struct RidesPairCommand: ParsableCommand {
         let console = Console(command: "rides pair", quiet: quiet, json: format == .json)
         try console.run {
             let report = try RidesPairRun(options: options).run(connection: database.connect())
+            if let target = html.report { try HTMLReport.write(report, to: target) }
             guard format == .csv else { return console.finish(report, status: report.exitStatus) }
             if !(quiet && report.exitStatus == .ok) { FileHandle.standardOutput.write(Data(report.csv().utf8)) }
             return report.exitStatus

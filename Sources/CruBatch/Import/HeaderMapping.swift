@@ -9,8 +9,12 @@ struct HeaderMapping {
     /// The spec columns that an `--map` title fed in this file.
     let mappedColumns: Set<String>
 
-    /// Columns that a rejects file adds; importing a fixed rejects file ignores them.
+    /// Columns that a CSV rejects file adds.
     static let rejectColumns = ["error_line", "error_code", "error_message"]
+    /// The column that a rejects workbook adds.
+    static let workbookErrorsColumn = "errors"
+    /// What a rejects file adds, as `TableHeader.normalizedName` has it: importing a fixed rejects file ignores them.
+    static let ignoredColumns = Set((rejectColumns + [workbookErrorsColumn]).map(TableHeader.normalizedName))
 
     /// Matches `overrides` (spec column -> header title, from `--map`) first, then names
     /// case-insensitively, ignoring spaces, `_` and `-`, and through aliases. An override whose
@@ -29,7 +33,7 @@ struct HeaderMapping {
             indexes[column] = position
             mapped.insert(name)
         }
-        let ignored = Set(Self.rejectColumns.map(TableHeader.normalizedName))
+        let ignored = Self.ignoredColumns
         var unmatched: [Int] = []
         for (position, name) in header.enumerated() where !indexes.contains(position) {
             let key = TableHeader.normalizedName(name)

@@ -22,9 +22,15 @@ public struct ImportOptions: Sendable {
     public var dryRun = false
     /// Validate only: check everything, write nothing, record no run.
     public var validateOnly = false
+    /// Whether the load lists what it would change, field by field: a run that writes nothing.
+    var previews: Bool { dryRun || validateOnly }
+    /// How many rows of each list of changes the text lists (`--diff-limit`; nil: all of them).
+    public var diffLimit: Int? = 20
     public var onError: OnError = .abort
     public var maxErrors: Int?
     public var rejectsPath: String?
+    /// `--report FILE.html`: the run as one HTML page.
+    public var reportPath: String?
     public var delimiter: UInt8?
     public var encoding: TextEncoding = .utf8
     /// The workbook sheet to read (default: the first); only for .xlsx files.

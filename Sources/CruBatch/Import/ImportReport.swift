@@ -24,6 +24,8 @@ public struct KindCounts: Sendable, Equatable {
     public var archivedRows: [String] = []
     /// Why `--sync` refused: nothing was written.
     public var refusal: String?
+    /// What a run that writes nothing would change, row by row and field by field.
+    public var changes: KindChanges?
 
     public init(kind: Kind, file: String) {
         self.kind = kind
@@ -55,6 +57,10 @@ public struct ImportReport: Sendable, CommandReport {
     public var stoppedEarly = false
     /// What `--rejects` wrote, if anything.
     public var rejects: RejectsSummary?
+    /// What follows from the load beyond its rows (ended memberships, queued messages).
+    public var effects: LoadEffects?
+    /// How many rows of each list of changes `text` shows (nil: all of them).
+    public var diffLimit: Int? = 20
 
     public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
     public var warningCount: Int { diagnostics.count - errorCount }
@@ -71,12 +77,11 @@ public struct ImportReport: Sendable, CommandReport {
     /// Whether rows were actually written to the database.
     public var wrote: Bool { !dryRun && !validateOnly && (outcome == .loaded || outcome == .partiallyLoaded) }
 
-    /// The per-file summary table for stdout.
-    public var summaryTable: String {
+    /// The per-file summary's column titles and rows (with a total row for several files).
+    var summaryCells: (headers: [String], rows: [[String]]) {
         let headers = wrote
             ? ["kind", "read", "inserted", "updated", "restored", "unchanged", "archived", "rejected", "seconds"]
             : ["kind", "read", "would insert", "would update", "would restore", "unchanged", "would archive", "rejected", "seconds"]
-        var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
         let counted: [KeyPath<KindCounts, Int>] = [\.read, \.inserted, \.updated, \.restored, \.unchanged, \.archived, \.rejected]
         var rows = files.map { counts in
             [counts.kind.rawValue] + counted.map { String(counts[keyPath: $0]) } + [String(format: "%.2f", counts.seconds)]
@@ -85,6 +90,13 @@ public struct ImportReport: Sendable, CommandReport {
             rows.append(["total"] + counted.map { path in String(files.reduce(0) { $0 + $1[keyPath: path] }) }
                 + [String(format: "%.2f", files.reduce(0) { $0 + $1.seconds })])
         }
+        return (headers, rows)
+    }
+
+    /// The per-file summary table for stdout.
+    public var summaryTable: String {
+        let (headers, rows) = summaryCells
+        var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
         rows.forEach { table.append($0) }
         var lines = table.lines
         lines.append(verdict)
@@ -127,10 +139,10 @@ public struct ImportReport: Sendable, CommandReport {
     }
 
     /// What `--sync` archived (or would), one line per row, the people added, then the summary table.
-    public var text: String { (archiveLines + addedPeopleLines + [summaryTable]).joined(separator: "\n") }
+    public var text: String { (changeLines + archiveLines + addedPeopleLines + effectLines + [summaryTable]).joined(separator: "\n") }
 
     private enum Keys: String, CodingKey {
-        case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects
+        case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects, effects
     }
 
     /// Counts of a run that wrote nothing (dry, validate-only, rejected, refused) say `would_insert`,
@@ -148,6 +160,7 @@ public struct ImportReport: Sendable, CommandReport {
         try container.encode(warningCount, forKey: .warnings)
         try container.encode(exitStatus.rawValue, forKey: .exitStatus)
         try container.encodeIfPresent(rejects, forKey: .rejects)
+        try container.encodeIfPresent(effects, forKey: .effects)
     }
 
     private struct FileDocument: Encodable {
@@ -156,7 +169,7 @@ public struct ImportReport: Sendable, CommandReport {
 
         enum Keys: String, CodingKey {
             case kind, file, read, inserted, updated, restored, archived, wouldInsert, wouldUpdate, wouldRestore, wouldArchive
-            case unchanged, rejected, seconds, runId, archivedRows, refusal, peopleAdded, wouldAddPeople
+            case unchanged, rejected, seconds, runId, archivedRows, refusal, peopleAdded, wouldAddPeople, changes
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -175,6 +188,7 @@ public struct ImportReport: Sendable, CommandReport {
             try container.encode(counts.rejected, forKey: .rejected)
             try container.encode(counts.seconds, forKey: .seconds)
             try container.encodeIfPresent(counts.runID, forKey: .runId)
+            try container.encodeIfPresent(counts.changes, forKey: .changes)
         }
     }
 }

@@ -130,6 +130,7 @@ public struct Importer {
         report.diagnostics = skipped
         report.dryRun = options.dryRun
         report.validateOnly = options.validateOnly
+        report.diffLimit = options.diffLimit
         var results: [KindLoadResult] = []
         try run.perform { scope in
             try options.messages.apply(on: connection)
@@ -153,6 +154,7 @@ public struct Importer {
                     hint: "check the title as the header row writes it"))
                 results[0].fatal = true
             }
+            if !results.contains(where: \.fatal) { report.effects = try LoadEffects.read(on: connection) }
             report.outcome = Self.outcome(of: results, onError: options.onError)
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
             scope.commits = !options.dryRun && !options.validateOnly
@@ -174,6 +176,9 @@ public struct Importer {
             if let rejectsPath = options.rejectsPath {
                 report.rejects = try RejectsWriter(options: options)
                     .write(results: results, sources: sources, to: rejectsPath)
+            }
+            if let reportPath = options.reportPath {
+                try HTMLReport(report, results: results, sources: sources, options: options).write(to: reportPath)
             }
         }
         return report

@@ -98,6 +98,8 @@ struct KindLoader {
         if let addPeople = spec.addPeopleSQL {
             result.counts.peopleAdded = try connection.query(PostgresQuery(addPeople)).scalar(Int.self)
         }
+        let preview = options.previews ? ChangePreview(spec: spec, connection: connection) : nil
+        try preview?.snapshot()
         try merge(into: &result.counts)
         if let calendar = table as? CalendarEventTable {
             try archive(calendar.cancelledCodes, into: &result.counts)
@@ -112,6 +114,7 @@ struct KindLoader {
             result.counts.archivedRows += outcome.rows
             result.counts.refusal = outcome.refusal
         }
+        result.counts.changes = try preview?.changes()
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
     }
 

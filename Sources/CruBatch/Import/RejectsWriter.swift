@@ -1,5 +1,5 @@
-import FileOutput
 import CSVStream
+import FileOutput
 
 /// What `--rejects` wrote, for the summary.
 public struct RejectsSummary: Sendable, Equatable, Encodable {
@@ -22,12 +22,16 @@ public struct RejectsSummary: Sendable, Equatable, Encodable {
     }
 }
 
-/// Writes the rejects file: the original header and cells plus `error_line,error_code,error_message`,
-/// so staff fix the cells and import the file as it is. Every error of a row is listed (codes
-/// `;`-separated, messages ` | `-separated). Under `--on-error abort` nothing was loaded, so the file
-/// holds every row, the good ones with empty error cells; under `skip` only the rejected rows.
-/// It is CSV whatever the input was (for a workbook, `error_line` is the sheet's row number).
-/// It reads the input a second time rather than keeping rows in memory.
+/// Writes the rejects file: the original header and cells of the rows, and their errors, so staff fix
+/// the cells and import the file as it is. Under `--on-error abort` nothing was loaded, so the file
+/// holds every row, the good ones without errors; under `skip` only the rejected rows. It reads the
+/// input a second time rather than keeping rows in memory.
+///
+/// A path ending in `.xlsx` gets a workbook (`RejectsWorkbook`): the cells plus an `errors` column,
+/// each bad cell filled light red with a comment giving its message and hint, the header row bold
+/// and frozen. Any other path gets CSV whatever the input was: the cells plus
+/// `error_line,error_code,error_message`, every error of a row listed (codes `;`-separated, messages
+/// ` | `-separated; for a workbook, `error_line` is the sheet's row number).
 struct RejectsWriter {
     let options: ImportOptions
 
@@ -47,29 +51,75 @@ struct RejectsWriter {
 
     typealias Source = Importer.Source
 
+    /// Whether `path` asks for a workbook.
+    static func isWorkbook(_ path: String) -> Bool { path.lowercased().hasSuffix(".xlsx") }
+
     private func write(result: KindLoadResult, source: Source, everyRow: Bool, to target: String) throws -> Int {
-        let table = try options.openTable(path: source.path, displayName: source.path)
-        let ignored = Set(HeaderMapping.rejectColumns.map(TableHeader.normalizedName))
-        let kept = table.header.indices.filter { !ignored.contains(TableHeader.normalizedName(table.header[$0])) }
+        let rows = { (header: ([String]) throws -> Void, row: (RejectedRow) throws -> Void) in
+            try readRows(of: result, source: source, everyRow: everyRow, header: header, row: row)
+        }
+        if Self.isWorkbook(target) {
+            return try RejectsWorkbook.write(to: try OutputTarget(target), sheet: source.kind.rawValue, rows: rows)
+        }
+        return try RejectsCSV.write(to: try OutputTarget(target), rows: rows)
+    }
+
+    /// Reads `source` again: hands `header` the file's header (less the columns a rejects file
+    /// adds), then `row` each row with its errors, every row or only the rejected ones.
+    func readRows(of result: KindLoadResult, source: Source, everyRow: Bool,
+                  header: ([String]) throws -> Void, row body: (RejectedRow) throws -> Void) throws {
+        try RejectedRow.read(try options.openTable(path: source.path, displayName: source.path), diagnostics: result.diagnostics,
+                             rejected: result.rejectedLines, everyRow: everyRow, header: header, row: body)
+    }
+}
+
+/// A row of a file as a rejects file or a report shows it: its line, its cells (less the columns a
+/// rejects file adds), and its errors, each with the cell it is about (an index into `cells`) when
+/// it is about one.
+struct RejectedRow {
+    let line: Int
+    let cells: [String]
+    let errors: [(diagnostic: Diagnostic, cell: Int?)]
+
+    /// Reads `table` (from its first row): hands `header` its header less the columns a rejects file
+    /// adds, then `row` each row with the errors of `diagnostics` on its line: every row, or only
+    /// the `rejected` lines.
+    static func read(_ table: any TableReader, diagnostics: [Diagnostic], rejected: Set<Int>, everyRow: Bool,
+                     header: ([String]) throws -> Void, row body: (RejectedRow) throws -> Void) throws {
+        let kept = table.header.indices.filter { !HeaderMapping.ignoredColumns.contains(TableHeader.normalizedName(table.header[$0])) }
         var errors: [Int: [Diagnostic]] = [:]
-        for diagnostic in result.diagnostics where diagnostic.severity == .error && result.rejectedLines.contains(diagnostic.line) {
+        for diagnostic in diagnostics where diagnostic.severity == .error && rejected.contains(diagnostic.line) {
             errors[diagnostic.line, default: []].append(diagnostic)
         }
-        let file = try OutputFile(try OutputTarget(target))
-        let writer = CSVWriter()
-        var buffer: [UInt8] = []
-        var rows = 0
-        writer.append(kept.map { table.header[$0] } + HeaderMapping.rejectColumns, to: &buffer)
+        try header(kept.map { table.header[$0] })
         while let row = try table.next() {
             let rowErrors = errors[row.line] ?? []
             guard everyRow || !rowErrors.isEmpty else { continue }
-            let cells = kept.map { $0 < row.originalCells.count ? row.originalCells[$0] : "" }
+            // A diagnostic's column counts the file's cells from 1; a rejected row's, the kept ones from 0.
+            try body(RejectedRow(line: row.line, cells: kept.map { $0 < row.originalCells.count ? row.originalCells[$0] : "" },
+                                 errors: rowErrors.map { ($0, $0.column.flatMap { kept.firstIndex(of: $0 - 1) }) }))
+        }
+    }
+}
+
+/// The rejects as CSV: the cells plus `error_line,error_code,error_message`.
+enum RejectsCSV {
+    /// Writes the header and rows that `rows` hands over; returns how many rows.
+    static func write(to target: OutputTarget,
+                      rows: (_ header: ([String]) throws -> Void, _ row: (RejectedRow) throws -> Void) throws -> Void) throws -> Int {
+        let file = try OutputFile(target)
+        let writer = CSVWriter()
+        var buffer: [UInt8] = []
+        var count = 0
+        try rows { header in
+            writer.append(header + HeaderMapping.rejectColumns, to: &buffer)
+        } _: { row in
             var codes: [String] = []
-            for code in rowErrors.map(\.code.rawValue) where !codes.contains(code) { codes.append(code) }
-            let errorCells = rowErrors.isEmpty ? ["", "", ""]
-                : [String(row.line), codes.joined(separator: ";"), rowErrors.map(\.message).joined(separator: " | ")]
-            writer.append(cells + errorCells, to: &buffer)
-            rows += 1
+            for code in row.errors.map(\.diagnostic.code.rawValue) where !codes.contains(code) { codes.append(code) }
+            let errorCells = row.errors.isEmpty ? ["", "", ""]
+                : [String(row.line), codes.joined(separator: ";"), row.errors.map(\.diagnostic.message).joined(separator: " | ")]
+            writer.append(row.cells + errorCells, to: &buffer)
+            count += 1
             if buffer.count > 1 << 16 {
                 try file.write(buffer)
                 buffer.removeAll(keepingCapacity: true)
@@ -77,6 +127,6 @@ struct RejectsWriter {
         }
         try file.write(buffer)
         try file.commit()
-        return rows
+        return count
     }
 }

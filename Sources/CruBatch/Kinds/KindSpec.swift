@@ -358,21 +358,40 @@ struct KindSpec: Sendable {
         return SQLFragment(joining: conditions, separator: " and ")
     }
 
-    /// A query whose rows are exactly the CSV `import` reads (header = canonical column names).
-    var exportSQL: SQLFragment {
+    /// Each column's value as export writes it, SQL over `exportFrom`, in declaration order.
+    private var exportValues: [SQLFragment] {
         // Each list column is read from its aggregate, joined as list0, list1 ...
         let listIndexes = Dictionary(uniqueKeysWithValues: lists.enumerated().map { ($1.column.name, $0) })
-        let values = columns.map { column -> SQLFragment in
-            let value: SQLFragment = listIndexes[column.name].map { "list\($0).list" } ?? column.exportExpression
-            return "\(value) as \(identifier: column.name)"
-        }
+        return columns.map { column in listIndexes[column.name].map { "list\($0).list" } ?? column.exportExpression }
+    }
+
+    /// The table `t` with the joins that `exportValues` and `keyLabel` read.
+    private var exportFrom: SQLFragment {
         let listJoins = zip(lists, lists.indices).map { list, index -> SQLFragment in
             "left join (\(list.relation.exportAggregate)) list\(index) on list\(index).parent = t.id"
         }
+        return "\(identifier: table) t \(referenceJoins) \(SQLFragment(joining: listJoins, separator: " "))"
+    }
+
+    /// A query whose rows are exactly the CSV `import` reads (header = canonical column names).
+    var exportSQL: SQLFragment {
+        let values = zip(exportValues, columns).map { value, column -> SQLFragment in "\(value) as \(identifier: column.name)" }
         let order = SQLFragment(joining: keys.map(\.exportExpression), separator: ", ")
         return """
-            select \(SQLFragment(joining: values, separator: ", ")) from \(identifier: table) t \(referenceJoins) \
-            \(SQLFragment(joining: listJoins, separator: " ")) where \(exportCondition) order by \(order)
+            select \(SQLFragment(joining: values, separator: ", ")) from \(exportFrom) where \(exportCondition) order by \(order)
+            """
+    }
+
+    /// The stored rows that the staged rows name, each as export writes it, archived ones too: `id`,
+    /// `key` (`keyLabel`), `retired`, then column i of `columns` as text `c<i>`. What an import's
+    /// preview compares before and after its merge.
+    var stagedImageSQL: SQLFragment {
+        let retired: SQLFragment = retirement.map { "coalesce(\($0.isRetired(over: "t")), false)" } ?? "false"
+        let values = exportValues.enumerated().map { index, value -> SQLFragment in "(\(value))::text as c\(index)" }
+        return """
+            select t.id, \(keyLabel) as key, \(retired) as retired, \(SQLFragment(joining: values, separator: ", ")) \
+            from \(exportFrom)
+            where t.id in (select t.id from (\(resolveSQL)) n join \(identifier: table) t on \(keyMatch))
             """
     }
 
