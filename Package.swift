@@ -34,12 +34,13 @@ let package = Package(
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
+        .target(name: "HTTPFetch", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
         .target(name: "MessageTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),
 
         // The domain: kinds, validation, import, export, notify, place.
         .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
-                                                     "PostgresClient", "Mailer", "ICalendar", "MessageTemplates"]),
+                                                     "PostgresClient", "Mailer", "HTTPFetch", "ICalendar", "MessageTemplates"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [

@@ -56,7 +56,7 @@ struct InputOptions: ParsableArguments {
     @Argument(help: "The kind of data (\(Kind.acceptedList)).")
     var kind: Kind?
 
-    @Argument(help: "The CSV file or .xlsx workbook (an .ics file for events).")
+    @Argument(help: "The CSV file or .xlsx workbook (an .ics file for events), or its https:// URL (a Google Sheets link, a webcal:// feed).")
     var file: String?
 
     @Option(help: "Load every file named after a kind (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR, in dependency order, in one transaction; every other file is listed as skipped.")
@@ -125,7 +125,9 @@ struct ImportCommand: ParsableCommand {
 
         Every new membership queues a "joined" message to each leader of its group (and, with --welcome, a welcome to the student); a membership that ends queues "left". `crubatch notify` sends them. --no-notify records them as suppressed instead, so loading years of existing memberships emails nobody.
 
-        Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
+        Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are.
+
+        FILE may be a URL (https://, http://, webcal://), fetched with a 10 s connect timeout, --fetch-timeout for the whole download, --max-bytes, at most 5 redirects and only to http(s). A Google Sheets link copied from the address bar is read as that sheet's CSV export (share it as anyone with the link can view, or publish it). Each URL's ETag, Last-Modified and SHA-256 are remembered: a URL whose content did not change since its last import is reported as unchanged and writes nothing (--force loads it anyway).
 
         Examples:
           crubatch import groups groups.csv --dry-run
@@ -140,8 +142,9 @@ struct ImportCommand: ParsableCommand {
           crubatch import memberships fall.csv --welcome      new members get a welcome email too
           crubatch import --dir last-year --no-notify           backfill: nobody is emailed about old joins
           crubatch import events calendar.ics --ministry cru-calpoly
+          crubatch import groups 'https://docs.google.com/spreadsheets/d/ID/edit#gid=0'
 
-        Exit codes: 0 loaded; 1 rows rejected or sync refused; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
+        Exit codes: 0 loaded (or unchanged); 1 rows rejected or sync refused; 65 unreadable file (a web page where a table was expected, a file over --max-bytes); 66 no such file; 69 database or URL's server unavailable; 75 another import of the kind is running.
         """
     )
 
@@ -186,8 +189,12 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Memberships: also email each new member a welcome with the group's meeting and its leaders' contacts.")
     var welcome = false
 
+    @Flag(help: "For a URL: load it even when it is unchanged since its last import.")
+    var force = false
+
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
+    @OptionGroup var fetch: FetchArguments
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -230,6 +237,8 @@ struct ImportCommand: ParsableCommand {
         options.messages = JoinMessages(notify: !noNotify, welcome: welcome)
         owner.apply(to: &options)
         try read.apply(to: &options)
+        fetch.apply(to: &options.fetch)
+        options.fetch.force = force
         let console = output.console("import")
         try console.run {
             try runImport(try input.sources(), options: options, console: console, database: database)
@@ -254,6 +263,7 @@ struct ValidateCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
+    @OptionGroup var fetch: FetchArguments
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -267,6 +277,7 @@ struct ValidateCommand: ParsableCommand {
         options.columnMap = try input.columnMap()
         owner.apply(to: &options)
         try read.apply(to: &options)
+        fetch.apply(to: &options.fetch)
         let console = output.console("validate")
         try console.run {
             try runImport(try input.sources(), options: options, console: console, database: database)

@@ -49,6 +49,8 @@ public struct ImportOptions: Sendable {
     /// What new memberships queue: leaders' notifications by default; `--welcome` adds the
     /// students' welcomes, `--no-notify` records everything as suppressed (a backfill).
     public var messages = JoinMessages()
+    /// How a URL is fetched, and whether an unchanged one loads anyway.
+    public var fetch = FetchOptions()
 
     public init() {}
 

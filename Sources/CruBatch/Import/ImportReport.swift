@@ -55,6 +55,8 @@ public struct ImportReport: Sendable, CommandReport {
     public var stoppedEarly = false
     /// What `--rejects` wrote, if anything.
     public var rejects: RejectsSummary?
+    /// The URLs skipped because their content is what their last import loaded.
+    public var unchanged: [UnchangedSource] = []
 
     public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
     public var warningCount: Int { diagnostics.count - errorCount }
@@ -69,7 +71,9 @@ public struct ImportReport: Sendable, CommandReport {
     }
 
     /// Whether rows were actually written to the database.
-    public var wrote: Bool { !dryRun && !validateOnly && (outcome == .loaded || outcome == .partiallyLoaded) }
+    public var wrote: Bool {
+        !dryRun && !validateOnly && !files.isEmpty && (outcome == .loaded || outcome == .partiallyLoaded)
+    }
 
     /// The per-file summary table for stdout.
     public var summaryTable: String {
@@ -124,10 +128,14 @@ public struct ImportReport: Sendable, CommandReport {
     }
 
     /// What `--sync` archived (or would), one line per row, the people added, then the summary table.
-    public var text: String { (archiveLines + addedPeopleLines + [summaryTable]).joined(separator: "\n") }
+    public var text: String {
+        let loaded = files.isEmpty && !unchanged.isEmpty ? [] : [summaryTable]
+        return (unchanged.map(\.sentence) + archiveLines + addedPeopleLines + loaded).joined(separator: "\n")
+    }
 
     private enum Keys: String, CodingKey {
         case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects
+        case unchanged
     }
 
     /// Counts of a run that wrote nothing (dry, validate-only, rejected, refused) say `would_insert`,
@@ -145,6 +153,7 @@ public struct ImportReport: Sendable, CommandReport {
         try container.encode(warningCount, forKey: .warnings)
         try container.encode(exitStatus.rawValue, forKey: .exitStatus)
         try container.encodeIfPresent(rejects, forKey: .rejects)
+        try container.encode(unchanged, forKey: .unchanged)
     }
 
     private struct FileDocument: Encodable {

@@ -48,7 +48,7 @@ struct RejectsWriter {
     typealias Source = Importer.Source
 
     private func write(result: KindLoadResult, source: Source, everyRow: Bool, to target: String) throws -> Int {
-        let table = try options.openTable(path: source.path, displayName: source.path)
+        let table = try options.openTable(path: source.readPath, displayName: source.displayName)
         let ignored = Set(HeaderMapping.rejectColumns.map(TableHeader.normalizedName))
         let kept = table.header.indices.filter { !ignored.contains(TableHeader.normalizedName(table.header[$0])) }
         var errors: [Int: [Diagnostic]] = [:]

@@ -1,0 +1,154 @@
+import CruBatch
+import CruBatchTestSupport
+import Foundation
+import PostgresClient
+import Testing
+
+/// `import KIND URL` against scripts/faulty-http over TLS with a certificate made for the test:
+/// every fault ends with its exit code and message within its limit and writes nothing; a URL
+/// whose content did not change loads nothing the second time.
+@Suite("import from a URL")
+struct URLImportTests {
+    private let scratch = ScratchDirectory()
+
+    /// A server behaviour and what `import` makes of it.
+    struct Fault: Sendable, CustomTestStringConvertible {
+        let path: String
+        let status: Int32
+        let message: String
+        let seconds: Double
+        var testDescription: String { path }
+    }
+
+    static let faults = [
+        Fault(path: "/slow", status: 69, message: "no complete answer within 2 s (--fetch-timeout)", seconds: 8),
+        Fault(path: "/silent", status: 69, message: "no complete answer within 2 s (--fetch-timeout)", seconds: 8),
+        Fault(path: "/loop", status: 69, message: "more than 5 redirects", seconds: 8),
+        Fault(path: "/to-file", status: 69, message: "refused a redirect to file:///etc/passwd: only http and https", seconds: 8),
+        Fault(path: "/endless", status: 65, message: "larger than the limit of 1000000 bytes (--max-bytes)", seconds: 8),
+        Fault(path: "/status/403", status: 69, message: "the server answered HTTP 403: the link needs a login", seconds: 8),
+        Fault(path: "/status/500", status: 69, message: "the server answered HTTP 500", seconds: 8),
+        Fault(path: "/login", status: 65, message: "the server sent a web page (HTML), not CSV", seconds: 8),
+    ]
+
+    @Test("a failing server gives its exit code and message in time, and nothing is written", arguments: faults)
+    func fault(_ fault: Fault) throws {
+        let server = try FaultyHTTPServer()
+        let database = try TestDatabase()
+        let url = server.url(fault.path, userInfo: "staff:s3cret-word@")
+        let started = Date()
+        let result = try database.run(["import", "campuses", url, "--cacert", server.caBundle,
+                                       "--fetch-timeout", "2", "--max-bytes", "1MB"])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == fault.status, "\(result.stderr)")
+        #expect(result.stderr.contains(fault.message), "\(result.stderr)")
+        #expect(result.stderr.contains(server.url(fault.path, userInfo: "staff:***@")), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret"))
+        #expect(elapsed < fault.seconds, "took \(elapsed) s")
+        #expect(try database.count("select count(*) from campuses") == 0)
+        #expect(try database.count("select count(*) from import_runs") == 0)
+        #expect(try database.count("select count(*) from sources") == 0)
+    }
+
+    @Test("an unreachable server is exit 69, naming the URL")
+    func unreachable() throws {
+        let database = try TestDatabase()
+        let result = try database.run(["import", "campuses", "http://127.0.0.1:1/campuses.csv", "--format", "json"])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stdout.contains("source-unreachable"), "\(result.stdout)")
+        #expect(result.stdout.contains("http://127.0.0.1:1/campuses.csv"))
+        #expect(try database.count("select count(*) from import_runs") == 0)
+    }
+
+    @Test("a server whose certificate is not trusted is refused")
+    func untrustedCertificate() throws {
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")])
+        let database = try TestDatabase()
+        let result = try database.run(["import", "campuses", server.url("/campuses.csv")],
+                                      environment: ["CURL_CA_BUNDLE": ""])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 0)
+    }
+
+    @Test("a Google Sheets link is read as its CSV export; a published link as it is")
+    func googleSheetLinks() {
+        let id = "1AbCdEfGhIjKlMnOpQrStUvWxYz_0123456789-abcd"
+        #expect(RemoteLocation("https://docs.google.com/spreadsheets/d/\(id)/edit#gid=123456")?.fetchURL
+            == "https://docs.google.com/spreadsheets/d/\(id)/export?format=csv&gid=123456")
+        #expect(RemoteLocation("https://docs.google.com/spreadsheets/d/\(id)/edit?usp=sharing")?.fetchURL
+            == "https://docs.google.com/spreadsheets/d/\(id)/export?format=csv")
+        #expect(RemoteLocation("https://docs.google.com/spreadsheets/d/\(id)/edit?gid=7#gid=7")?.fetchURL
+            == "https://docs.google.com/spreadsheets/d/\(id)/export?format=csv&gid=7")
+        #expect(RemoteLocation("https://docs.google.com/spreadsheets/d/\(id)/edit#gid=0", sheet: "Fall")?.fetchURL
+            == "https://docs.google.com/spreadsheets/d/\(id)/export?format=xlsx")
+        let published = "https://docs.google.com/spreadsheets/d/e/2PACX-1vQ/pub?gid=0&single=true&output=csv"
+        #expect(RemoteLocation(published)?.fetchURL == published)
+        #expect(RemoteLocation("https://docs.google.com/spreadsheets/d/\(id)/edit")?.isGoogleSheet == true)
+        #expect(RemoteLocation("webcal://calendar.example.org/cru.ics")?.fetchURL == "https://calendar.example.org/cru.ics")
+        #expect(RemoteLocation("https://u:pw@example.org/a.csv")?.displayName == "https://u:***@example.org/a.csv")
+        #expect(RemoteLocation("fixtures/campuses.csv") == nil)
+    }
+
+    @Test("a fetched CSV loads; unchanged it writes nothing and says since which run; changed it loads; --force loads")
+    func onlyWhenChanged() throws {
+        let served = try scratch.writeFile("campuses.csv",
+                                           try String(contentsOfFile: TestEnvironment.fixture("central-coast/campuses.csv"), encoding: .utf8))
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": served])
+        let database = try TestDatabase()
+        let url = server.url("/campuses.csv")
+        let first = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 3)
+        let runID = try database.count("select max(id) from import_runs")
+        #expect(try database.connect().query("select file_name from import_runs where id = \(runID)").text == url)
+        #expect(try database.count("select count(*) from sources where run_id = \(runID) and etag is not null and last_modified is not null") == 1)
+
+        let second = try database.run(["import", "campuses", url], environment: ["CURL_CA_BUNDLE": server.caBundle])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("campuses \(url): unchanged since run \(runID), nothing written"), "\(second.stdout)")
+        #expect(try database.count("select count(*) from import_runs") == 1)
+        #expect(server.requests.last?.ifNoneMatch != nil)
+
+        try (try String(contentsOfFile: served, encoding: .utf8)
+             + "slo-high,San Luis Obispo High School,San Luis Obispo,CA,US,America/Los_Angeles,,,\n")
+            .write(toFile: served, atomically: true, encoding: .utf8)
+        let changed = try database.run(["import", "campuses", url, "--cacert", server.caBundle, "--format", "json"])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 4)
+        #expect(try database.count("select count(*) from import_runs where status = 'succeeded'") == 2)
+
+        let forced = try database.run(["import", "campuses", url, "--cacert", server.caBundle, "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(!forced.stdout.contains("unchanged since"))
+        #expect(try database.count("select count(*) from import_runs where status = 'succeeded'") == 3)
+        #expect(server.requests.last?.ifNoneMatch == nil)
+    }
+
+    @Test("a source whose last import was undone loads again")
+    func undoneSourceLoadsAgain() throws {
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")])
+        let database = try TestDatabase()
+        let url = server.url("/campuses.csv")
+        #expect(try database.run(["import", "campuses", url, "--cacert", server.caBundle]).status == 0)
+        let runID = try database.count("select max(id) from import_runs")
+        let undo = try database.run(["undo", String(runID)])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 0)
+        let again = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 3)
+    }
+
+    @Test("a bad cell in a fetched file is reported at the URL's line and column")
+    func diagnosticsNameTheURL() throws {
+        let served = try scratch.writeFile("campuses.csv", "code,name,timezone\ncalpoly,Cal Poly,Mars/Olympus\n")
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": served])
+        let database = try TestDatabase()
+        let url = server.url("/campuses.csv", userInfo: "staff:s3cret-word@")
+        let result = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(server.url("/campuses.csv", userInfo: "staff:***@") + ":2:3: error["), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret") && !result.stdout.contains("s3cret"))
+        #expect(try database.count("select count(*) from sources") == 0)
+    }
+}
