@@ -62,6 +62,10 @@ struct InputOptions: ParsableArguments {
     @Option(help: "Load every file named after a kind (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR, in dependency order, in one transaction; every other file is listed as skipped.")
     var dir: String?
 
+    @Option(name: .customLong("sources"), help: ArgumentHelp("Load every source listed in FILE (columns kind, source: a URL or a path; and per source sync, scope, sheet, map), in dependency order, in one transaction.",
+                               valueName: "FILE"))
+    var sourcesFile: String?
+
     @Option(name: .customLong("file"), parsing: .singleValue,
             help: ArgumentHelp("Load FILE as KIND (repeatable; with --dir a relative FILE is in DIR), e.g. --file students='Cru Students - Sheet1.csv'.",
                                valueName: "KIND=FILE"))
@@ -74,7 +78,12 @@ struct InputOptions: ParsableArguments {
 
     func validate() throws {
         if kind != nil && file == nil { throw ValidationError("give the FILE after KIND") }
-        if dir == nil && files.isEmpty && kind == nil { throw ValidationError("give KIND and FILE, --dir DIR, or --file KIND=FILE") }
+        if dir == nil && files.isEmpty && kind == nil && sourcesFile == nil {
+            throw ValidationError("give KIND and FILE, --dir DIR, --file KIND=FILE or --sources FILE")
+        }
+        if sourcesFile != nil && (dir != nil || kind != nil) {
+            throw ValidationError("--sources lists every source of the load; name others with --file KIND=FILE, not --dir or KIND FILE")
+        }
         if dir != nil && kind != nil {
             throw ValidationError("--dir loads a whole folder; name other files with --file KIND=FILE, not KIND FILE")
         }
@@ -84,7 +93,7 @@ struct InputOptions: ParsableArguments {
 
     /// `--sheet` names the sheet of one workbook: refused when the load reads several files.
     func refuseSheet(_ sheet: String?) throws {
-        if sheet != nil, try dir != nil || namedFiles().count > 1 {
+        if sheet != nil, try dir != nil || sourcesFile != nil || namedFiles().count > 1 {
             throw ValidationError("--sheet chooses the sheet of one workbook; with --dir or several --file each workbook's first sheet is read")
         }
     }
@@ -102,15 +111,32 @@ struct InputOptions: ParsableArguments {
 
     /// `--map` values as column -> title, for the columns of the kinds the load can read.
     func columnMap() throws -> [String: String] {
-        let kinds = dir == nil ? Set(try namedFiles().map(\.kind)) : Set(Kind.allCases)
+        let kinds = dir == nil && sourcesFile == nil ? Set(try namedFiles().map(\.kind)) : Set(Kind.allCases)
+        return try Self.columnMap(map, kinds: kinds)
+    }
+
+    /// `values` (as `--map` takes them) as column -> title, for the columns of `kinds`.
+    static func columnMap(_ values: [String], kinds: Set<Kind>) throws -> [String: String] {
         let columns = Kind.allCases.filter(kinds.contains).flatMap(\.columnNames)
-        return try ColumnMapOption.parse(map, field: { word in
+        return try ColumnMapOption.parse(values, field: { word in
             columns.first { TableHeader.normalizedName($0) == TableHeader.normalizedName(word) }
         }, name: { $0 }, fields: Array(Set(columns)).sorted().joined(separator: ", "), example: "'Group Name=name'")
     }
 
     func sources() throws -> Importer.SourceList {
-        try Importer.sources(directory: dir, files: try namedFiles())
+        var listed: [Importer.Source] = []
+        if let sourcesFile {
+            for entry in try SourcesFile.read(sourcesFile) {
+                var source = entry.source
+                do {
+                    source.columnMap = try entry.map.map { try Self.columnMap([$0], kinds: [source.kind]) }
+                } catch let error as ValidationError {
+                    throw CruBatchError.unreadable("\(entry.mapLocation): \(error.message)")
+                }
+                listed.append(source)
+            }
+        }
+        return try Importer.sources(directory: dir, files: listed + namedFiles())
     }
 }
 
@@ -143,6 +169,7 @@ struct ImportCommand: ParsableCommand {
           crubatch import --dir last-year --no-notify           backfill: nobody is emailed about old joins
           crubatch import events calendar.ics --ministry cru-calpoly
           crubatch import groups 'https://docs.google.com/spreadsheets/d/ID/edit#gid=0'
+          crubatch import --sources sources.csv                 every sheet staff keep, in one transaction
 
         Exit codes: 0 loaded (or unchanged); 1 rows rejected or sync refused; 65 unreadable file (a web page where a table was expected, a file over --max-bytes); 66 no such file; 69 database or URL's server unavailable; 75 another import of the kind is running.
         """
@@ -202,9 +229,11 @@ struct ImportCommand: ParsableCommand {
         try input.refuseSheet(read.sheet)
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
         if sync {
-            if input.dir != nil || !input.files.isEmpty { throw ValidationError("--sync takes one KIND and FILE, not --dir or --file") }
+            if input.dir != nil || !input.files.isEmpty || input.sourcesFile != nil {
+                throw ValidationError("--sync takes one KIND and FILE, not --dir, --file or --sources (whose sync column says it)")
+            }
             if onError == .skip { throw ValidationError("--sync needs the complete list: it cannot skip bad rows (--on-error skip)") }
-        } else if scope != nil || maxArchive != nil {
+        } else if scope != nil || (maxArchive != nil && input.sourcesFile == nil) {
             throw ValidationError("--scope and --max-archive go with --sync")
         }
         if let scope, SyncScope(argument: scope) == nil {

@@ -151,4 +151,61 @@ struct URLImportTests {
         #expect(!result.stderr.contains("s3cret") && !result.stdout.contains("s3cret"))
         #expect(try database.count("select count(*) from sources") == 0)
     }
+
+    @Test("a sources file loads its kinds in dependency order in one transaction; a failing source writes nothing")
+    func sourcesFile() throws {
+        let fixture = TestEnvironment.fixture("central-coast")
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": fixture + "/campuses.csv",
+                                                  "/groups.csv": fixture + "/groups.csv"])
+        let folder = try scratch.folder("sheets")
+        try FileManager.default.copyItem(atPath: fixture + "/leaders.csv", toPath: folder + "/Leaders - Fall.csv")
+        let list = try scratch.writeFile("sheets/sources.csv", """
+            kind,source,sync,scope,sheet,map
+            groups,\(server.url("/groups.csv")),,,,
+            leaders,Leaders - Fall.csv,,,,
+            ministries,\(fixture)/ministries.csv,yes,campus=calpoly,,
+            campuses,\(server.url("/campuses.csv")),,,,
+
+            """)
+        let database = try TestDatabase()
+        let failing = try scratch.writeFile("failing.csv", """
+            kind,source
+            campuses,\(server.url("/campuses.csv"))
+            groups,\(server.url("/status/500"))
+            leaders,\(folder)/Leaders - Fall.csv
+
+            """)
+        let failed = try database.run(["import", "--sources", failing, "--cacert", server.caBundle])
+        #expect(failed.status == 69, "\(failed.stderr)")
+        #expect(failed.stderr.contains("/status/500: the server answered HTTP 500"))
+        #expect(try database.tableCounts().values.allSatisfy { $0 == 0 })
+        #expect(try database.count("select count(*) from import_runs") == 0)
+        #expect(try database.count("select count(*) from sources") == 0)
+
+        let badGroups = try scratch.writeFile("bad-groups.csv", "code,ministry,name,leaders\ncp-x,no-such-ministry,X,a@b.org\n")
+        let rejected = try scratch.writeFile("rejected.csv", """
+            kind,source
+            campuses,\(server.url("/campuses.csv"))
+            groups,\(badGroups)
+
+            """)
+        let rejection = try database.run(["import", "--sources", rejected, "--cacert", server.caBundle])
+        #expect(rejection.status == 1, "\(rejection.stderr)")
+        #expect(try database.tableCounts().values.allSatisfy { $0 == 0 }, "one transaction: the campuses rolled back too")
+        #expect(try database.count("select count(*) from sources") == 0)
+
+        let result = try database.run(["import", "--sources", list, "--cacert", server.caBundle])
+        #expect(result.status == 0, "\(result.stderr)")
+        let runs = try database.connect().query("select kind from import_runs where status = 'succeeded' order by id")
+            .rows.map { try $0.decode(String.self, 0) }
+        #expect(runs == ["campuses", "ministries", "leaders", "groups"])
+        #expect(try database.count("select count(*) from community_groups") == 44)
+        #expect(try database.count("select count(*) from sources") == 2)
+
+        let again = try database.run(["import", "--sources", list, "--cacert", server.caBundle, "--format", "json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        #expect((report["unchanged"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["campuses", "groups"])
+        #expect((report["files"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["ministries", "leaders"])
+    }
 }

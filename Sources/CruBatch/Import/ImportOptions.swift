@@ -54,6 +54,15 @@ public struct ImportOptions: Sendable {
 
     public init() {}
 
+    /// These options with those `source` sets for itself (a sources file's sheet and map; its
+    /// sync is the importer's).
+    func `for`(_ source: Importer.Source) -> ImportOptions {
+        var options = self
+        if let sheet = source.sheet { options.sheet = sheet }
+        if let columnMap = source.columnMap { options.columnMap = columnMap }
+        return options
+    }
+
     /// Opens a file of rows with these options: an iCalendar file (whatever its name) as the events
     /// it holds, for `owner` when given; else a CSV file, or a workbook's sheet.
     func openTable(path: String, displayName: String, owner: CalendarOwner? = nil) throws -> any TableReader {

@@ -22,6 +22,10 @@ public struct Importer {
         public let path: String
         /// Where the rows are read: `path`, or the download of a URL.
         var readPath: String
+        /// Options of this source alone (a sources file's columns), over the load's.
+        public var sheet: String?
+        public var sync: SyncScope?
+        public var columnMap: [String: String]?
 
         public init(kind: Kind, path: String) {
             self.kind = kind
@@ -124,7 +128,8 @@ public struct Importer {
             throw CruBatchError.fileNotFound(source.path)
         }
         try Migrator(connection: connection).requireCurrent()
-        let fetch = SourceFetch(connection: connection, options: options.fetch, remembers: !options.validateOnly)
+        let fetch = SourceFetch(connection: connection, options: options.fetch, sheet: options.sheet,
+                                remembers: !options.validateOnly)
         let fetched = try fetch.fetch(given)
         defer { fetched.removeDownloads() }
         let sources = fetched.sources
@@ -154,8 +159,12 @@ public struct Importer {
             var budget = options.maxErrors ?? Int.max
             for (index, source) in sources.enumerated() {
                 if !scope.ids.isEmpty { try scope.record(index) }
-                let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options,
-                                        sync: syncs[index], eventOwner: owner, errorBudget: budget, progress: progress)
+                // A sources file's scope may name a campus or ministry an earlier source of the load adds.
+                let sync = try syncs[index] ?? source.sync.map {
+                    try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection)
+                }
+                let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options.for(source),
+                                        sync: sync, eventOwner: owner, errorBudget: budget, progress: progress)
                 let result = try loader.load(path: source.readPath, displayName: source.displayName)
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)

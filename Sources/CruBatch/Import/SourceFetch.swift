@@ -34,6 +34,8 @@ public struct UnchangedSource: Sendable, Equatable, Encodable {
 struct SourceFetch {
     let connection: PostgresConnection
     let options: FetchOptions
+    /// The sheet a Google Sheets link is read from when its source names none (`--sheet`).
+    let sheet: String?
     /// `validate` fetches every URL afresh and records nothing.
     let remembers: Bool
 
@@ -66,7 +68,7 @@ struct SourceFetch {
         var result = Result()
         do {
             for source in sources {
-                guard let remote = source.remote else {
+                guard let remote = RemoteLocation(source.path, sheet: source.sheet ?? sheet) else {
                     result.sources.append(source)
                     continue
                 }
