@@ -153,8 +153,12 @@ public enum HTTPFetcher {
             return FetchError(reason: .tooLarge, url: shown,
                               message: "\(shown): the file is larger than the limit of \(limits.maxBytes) bytes (--max-bytes)")
         case CURLE_OPERATION_TIMEDOUT:
-            return FetchError(reason: .timedOut, url: shown,
-                              message: "\(shown): no complete answer within \(seconds(limits.totalTimeout)) s (--fetch-timeout), or no connection within \(seconds(limits.connectTimeout)) s")
+            // Microseconds to the connection, 0 when none was made.
+            var connected = 0
+            _ = crubatch_curl_get_long(handle, CURLINFO_CONNECT_TIME_T, &connected)
+            return FetchError(reason: .timedOut, url: shown, message: connected == 0
+                ? "\(shown): no connection within \(seconds(limits.connectTimeout)) s"
+                : "\(shown): no complete answer within \(seconds(limits.totalTimeout)) s (--fetch-timeout)")
         case CURLE_TOO_MANY_REDIRECTS:
             return FetchError(reason: .tooManyRedirects, url: shown,
                               message: "\(shown): more than \(limits.maxRedirects) redirects (a redirect loop?)")

@@ -31,30 +31,7 @@ public final class FaultyHTTPServer: @unchecked Sendable {
         }
         for (path, file) in files.sorted(by: { $0.key < $1.key }) { arguments += ["--serve", "\(path)=\(file)"] }
 
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Python.path)
-        process.arguments = arguments
-        let output = Pipe()
-        let errorsPath = directory + "/stderr"
-        _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-
-        var firstLine = Data()
-        while !firstLine.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            firstLine += chunk
-        }
-        guard let port = Int(String(decoding: firstLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            process.waitUntilExit()
-            let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
-            throw TestSetupError("scripts/faulty-http did not start (exit \(process.terminationStatus)): \(errors)")
-        }
-        self.port = port
+        (process, port) = try PortPrintingServer.start(arguments, directory: directory, name: "scripts/faulty-http")
     }
 
     deinit {
