@@ -109,6 +109,13 @@ struct URLImportTests {
         #expect(try database.count("select count(*) from import_runs") == 1)
         #expect(server.requests.last?.ifNoneMatch != nil)
 
+        // A new ETag over the same bytes: the SHA-256 says unchanged.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: served)
+        let touched = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        #expect(touched.stdout.contains("unchanged since run \(runID)"), "\(touched.stdout)")
+        #expect(server.requests.count == 3)
+        #expect(try database.count("select count(*) from import_runs") == 1)
+
         try (try String(contentsOfFile: served, encoding: .utf8)
              + "slo-high,San Luis Obispo High School,San Luis Obispo,CA,US,America/Los_Angeles,,,\n")
             .write(toFile: served, atomically: true, encoding: .utf8)
