@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests",
                     dependencies: ["PostgresClient", "Credentials", "CruBatchTestSupport"]),
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
+        .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch", "CruBatchTestSupport"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "CruBatchTestSupport"]),
         .testTarget(name: "MessageTemplatesTests", dependencies: ["MessageTemplates", "CruBatchTestSupport"]),
         .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport", "SpreadsheetReader"]),
