@@ -215,4 +215,19 @@ struct URLImportTests {
         #expect((report["unchanged"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["campuses", "groups"])
         #expect((report["files"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["ministries", "leaders"])
     }
+
+    @Test("a kind listed twice in a sources file is a usage error that masks the URLs' passwords")
+    func kindTwice() throws {
+        let list = try scratch.writeFile("sources.csv", """
+            kind,source
+            campuses,https://staff:s3cret-word@sheets.example.org/a.csv
+            campuses,https://staff:s3cret-word@sheets.example.org/b.csv
+
+            """)
+        let database = try TestDatabase()
+        let result = try database.run(["import", "--sources", list])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("campuses is given twice (https://staff:***@sheets.example.org/a.csv and"), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret"))
+    }
 }

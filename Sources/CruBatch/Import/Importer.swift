@@ -85,7 +85,7 @@ public struct Importer {
         }
         for file in given {
             if let other = sources.first(where: { $0.kind == file.kind }) {
-                throw CruBatchError.usage("\(file.kind.rawValue) is given twice (\(other.path) and \(file.path)); load one of them")
+                throw CruBatchError.usage("\(file.kind.rawValue) is given twice (\(other.displayName) and \(file.displayName)); load one of them")
             }
             sources.append(file)
         }
@@ -231,7 +231,7 @@ public struct Importer {
     private func calendarOwner(of sources: [Source]) throws -> CalendarOwner? {
         let calendars = sources.filter { CalendarEventTable.isCalendar(path: $0.readPath) }
         if let misfiled = calendars.first(where: { $0.kind != .events }) {
-            throw CruBatchError.usage("\(misfiled.displayName) is an iCalendar file, which holds events: import it with `crubatch import events \(misfiled.path)`")
+            throw CruBatchError.usage("\(misfiled.displayName) is an iCalendar file, which holds events: import it with `crubatch import events \(misfiled.displayName)`")
         }
         if let calendar = calendars.first, options.rejectsPath != nil {
             throw CruBatchError.usage("--rejects writes the rejected rows of a CSV file; \(calendar.displayName) is an iCalendar file, whose events are fixed in their calendar")
