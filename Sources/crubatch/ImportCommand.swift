@@ -62,7 +62,7 @@ struct InputOptions: ParsableArguments {
     @Option(help: "Load every file named after a kind (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR, in dependency order, in one transaction; every other file is listed as skipped.")
     var dir: String?
 
-    @Option(name: .customLong("sources"), help: ArgumentHelp("Load every source listed in FILE (columns kind, source: a URL or a path; and per source sync, scope, sheet, map), in dependency order, in one transaction.",
+    @Option(name: .customLong("sources"), help: ArgumentHelp("Load every source listed in FILE (columns kind, source: a URL or a path; and per source sync, scope, sheet, map, and campus or ministry for a calendar), in dependency order, in one transaction.",
                                valueName: "FILE"))
     var sourcesFile: String?
 

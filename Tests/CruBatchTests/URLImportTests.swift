@@ -163,15 +163,17 @@ struct URLImportTests {
     func sourcesFile() throws {
         let fixture = TestEnvironment.fixture("central-coast")
         let server = try FaultyHTTPServer(files: ["/campuses.csv": fixture + "/campuses.csv",
-                                                  "/groups.csv": fixture + "/groups.csv"])
+                                                  "/groups.csv": fixture + "/groups.csv",
+                                                  "/calendar": TestEnvironment.fixture("ics/google.ics")])
         let folder = try scratch.folder("sheets")
         try FileManager.default.copyItem(atPath: fixture + "/leaders.csv", toPath: folder + "/Leaders - Fall.csv")
         let list = try scratch.writeFile("sheets/sources.csv", """
-            kind,source,sync,scope,sheet,map
-            groups,\(server.url("/groups.csv")),,,,
-            leaders,Leaders - Fall.csv,,,,
-            ministries,\(fixture)/ministries.csv,yes,campus=calpoly,,
-            campuses,\(server.url("/campuses.csv")),,,,
+            kind,source,sync,scope,sheet,map,ministry
+            groups,\(server.url("/groups.csv")),,,,,
+            events,\(server.url("/calendar")),,,,,cru-calpoly
+            leaders,Leaders - Fall.csv,,,,,
+            ministries,\(fixture)/ministries.csv,yes,campus=calpoly,,,
+            campuses,\(server.url("/campuses.csv")),,,,,
 
             """)
         let database = try TestDatabase()
@@ -205,14 +207,17 @@ struct URLImportTests {
         #expect(result.status == 0, "\(result.stderr)")
         let runs = try database.connect().query("select kind from import_runs where status = 'succeeded' order by id")
             .rows.map { try $0.decode(String.self, 0) }
-        #expect(runs == ["campuses", "ministries", "leaders", "groups"])
+        #expect(runs == ["campuses", "ministries", "leaders", "groups", "events"])
+        #expect(try database.count("""
+            select count(*) from event_ministries em join ministries m on m.id = em.ministry_id where m.code = 'cru-calpoly'
+            """) == 4)
         #expect(try database.count("select count(*) from community_groups") == 44)
-        #expect(try database.count("select count(*) from sources") == 2)
+        #expect(try database.count("select count(*) from sources") == 3)
 
         let again = try database.run(["import", "--sources", list, "--cacert", server.caBundle, "--format", "json"])
         #expect(again.status == 0, "\(again.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
-        #expect((report["unchanged"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["campuses", "groups"])
+        #expect((report["unchanged"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["campuses", "groups", "events"])
         #expect((report["files"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["ministries", "leaders"])
     }
 

@@ -26,6 +26,8 @@ public struct Importer {
         public var sheet: String?
         public var sync: SyncScope?
         public var columnMap: [String: String]?
+        /// Whose events an iCalendar source holds.
+        public var eventOwner: EventOwner?
 
         public init(kind: Kind, path: String) {
             self.kind = kind
@@ -163,8 +165,10 @@ public struct Importer {
                 let sync = try syncs[index] ?? source.sync.map {
                     try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection)
                 }
+                // Resolved here too, so the owner may be a ministry an earlier source adds.
+                let sourceOwner = try source.eventOwner.map { try CalendarOwner.resolve($0, connection: connection) } ?? owner
                 let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options.for(source),
-                                        sync: sync, eventOwner: owner, errorBudget: budget, progress: progress)
+                                        sync: sync, eventOwner: sourceOwner, errorBudget: budget, progress: progress)
                 let result = try loader.load(path: source.readPath, displayName: source.displayName)
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)

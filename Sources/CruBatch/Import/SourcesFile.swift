@@ -5,7 +5,8 @@ import SpreadsheetReader
 /// A sources file (`import --sources sources.csv`, or an .xlsx sheet): one row per source staff
 /// keep elsewhere, with columns `kind`, `source` (a URL or a path, relative to the file's folder)
 /// and the options of that source alone: `sync` (yes/no), `scope` (campus=CODE or ministry=CODE,
-/// with sync), `sheet` (of a workbook or a Google Sheet) and `map` (as `--map`). Its sources are
+/// with sync), `sheet` (of a workbook or a Google Sheet), `map` (as `--map`), and for a calendar
+/// `campus` or `ministry` (whose events it holds, as `--campus` and `--ministry`). Its sources are
 /// loaded like `--dir`'s: in dependency order, in one transaction.
 public struct SourcesFile {
     /// One row: the source, and its `map` cell as written (read as `--map` by the caller).
@@ -16,7 +17,7 @@ public struct SourcesFile {
         public var mapLocation: String
     }
 
-    static let columns = ["kind", "source", "sync", "scope", "sheet", "map"]
+    static let columns = ["kind", "source", "sync", "scope", "sheet", "map", "campus", "ministry"]
     private static let aliases = ["url": "source", "file": "source", "path": "source", "link": "source"]
 
     /// The rows of the sources file at `path`; throws `CruBatchError.unreadable` naming the file,
@@ -81,6 +82,12 @@ public struct SourcesFile {
             source.sync = parsed
         } else if sync {
             source.sync = .everything
+        }
+        switch (cell("campus"), cell("ministry")) {
+        case (let campus?, nil): source.eventOwner = .campus(campus.lowercased())
+        case (nil, let ministry?): source.eventOwner = .ministry(ministry.lowercased())
+        case (nil, nil): break
+        case (_?, _?): throw problem("ministry", "give the campus or the ministry whose events these are, not both")
         }
         return Entry(source: source, map: cell("map"), mapLocation: "\(path):\(row.line):\((index["map"] ?? 0) + 1)")
     }
