@@ -235,4 +235,14 @@ struct URLImportTests {
         #expect(result.stderr.contains("campuses is given twice (https://staff:***@sheets.example.org/a.csv and"), "\(result.stderr)")
         #expect(!result.stderr.contains("s3cret"))
     }
+
+    @Test("the sources file example beside the cron example reads as six sources with their options")
+    func sourcesExample() throws {
+        let example = TestEnvironment.root.appendingPathComponent("scripts/schedule/sources.csv.example").path
+        let entries = try SourcesFile.read(example)
+        #expect(entries.map(\.source.kind) == [.campuses, .ministries, .leaders, .groups, .students, .events])
+        #expect(entries[3].source.sync == .campus("calpoly") && entries[3].map == "Group Name=name")
+        #expect(entries[4].source.sheet == "Fall")
+        #expect(entries[5].source.eventOwner == .ministry("cru-calpoly"))
+    }
 }
