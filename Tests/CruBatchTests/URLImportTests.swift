@@ -245,4 +245,20 @@ struct URLImportTests {
         #expect(entries[4].source.sheet == "Fall")
         #expect(entries[5].source.eventOwner == .ministry("cru-calpoly"))
     }
+
+    @Test("validate and a dry run of a URL remember nothing, so the real import still loads it")
+    func validateAndDryRunRememberNothing() throws {
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")])
+        let database = try TestDatabase()
+        let url = server.url("/campuses.csv")
+        let validated = try database.run(["validate", "campuses", url, "--cacert", server.caBundle])
+        #expect(validated.status == 0, "\(validated.stderr)")
+        let dry = try database.run(["import", "campuses", url, "--cacert", server.caBundle, "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(try database.count("select count(*) from sources") == 0)
+        #expect(try database.count("select count(*) from campuses") == 0)
+        let loaded = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        #expect(loaded.status == 0 && !loaded.stdout.contains("unchanged since"), "\(loaded.stdout)\(loaded.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 3)
+    }
 }
