@@ -15,20 +15,25 @@ struct URLImportTests {
     struct Fault: Sendable, CustomTestStringConvertible {
         let path: String
         let status: Int32
+        /// The error's code in a JSON report.
+        let code: String
         let message: String
         let seconds: Double
         var testDescription: String { path }
     }
 
     static let faults = [
-        Fault(path: "/slow", status: 69, message: "no complete answer within 2 s (--fetch-timeout)", seconds: 8),
-        Fault(path: "/silent", status: 69, message: "no complete answer within 2 s (--fetch-timeout)", seconds: 8),
-        Fault(path: "/loop", status: 69, message: "more than 5 redirects", seconds: 8),
-        Fault(path: "/to-file", status: 69, message: "refused a redirect to file:///etc/passwd: only http and https", seconds: 8),
-        Fault(path: "/endless", status: 65, message: "larger than the limit of 1000000 bytes (--max-bytes)", seconds: 8),
-        Fault(path: "/status/403", status: 69, message: "the server answered HTTP 403: the link needs a login", seconds: 8),
-        Fault(path: "/status/500", status: 69, message: "the server answered HTTP 500", seconds: 8),
-        Fault(path: "/login", status: 65, message: "the server sent a web page (HTML), not CSV", seconds: 8),
+        Fault(path: "/slow", status: 69, code: "source-timeout", message: "no complete answer within 2 s (--fetch-timeout)", seconds: 8),
+        Fault(path: "/silent", status: 69, code: "source-timeout", message: "no complete answer within 2 s (--fetch-timeout)", seconds: 8),
+        Fault(path: "/loop", status: 69, code: "source-redirect-loop", message: "more than 5 redirects", seconds: 8),
+        Fault(path: "/to-file", status: 69, code: "source-redirect-refused",
+              message: "refused a redirect to file:///etc/passwd: only http and https", seconds: 8),
+        Fault(path: "/endless", status: 65, code: "source-too-large",
+              message: "larger than the limit of 1000000 bytes (--max-bytes)", seconds: 8),
+        Fault(path: "/status/403", status: 69, code: "source-http-error",
+              message: "the server answered HTTP 403: the link needs a login", seconds: 8),
+        Fault(path: "/status/500", status: 69, code: "source-http-error", message: "the server answered HTTP 500", seconds: 8),
+        Fault(path: "/login", status: 65, code: "unreadable-input", message: "the server sent a web page (HTML), not CSV", seconds: 8),
     ]
 
     @Test("a failing server gives its exit code and message in time, and nothing is written", arguments: faults)
@@ -45,6 +50,13 @@ struct URLImportTests {
         #expect(result.stderr.contains(server.url(fault.path, userInfo: "staff:***@")), "\(result.stderr)")
         #expect(!result.stderr.contains("s3cret"))
         #expect(elapsed < fault.seconds, "took \(elapsed) s")
+        let json = try database.run(["import", "campuses", url, "--cacert", server.caBundle,
+                                     "--fetch-timeout", "2", "--max-bytes", "1MB", "--format", "json"])
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let error = document?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == fault.code, "\(json.stdout)")
+        #expect(error?["exit"] as? Int == Int(fault.status))
+        #expect(!json.stdout.contains("s3cret"))
         #expect(try database.count("select count(*) from campuses") == 0)
         #expect(try database.count("select count(*) from import_runs") == 0)
         #expect(try database.count("select count(*) from sources") == 0)
