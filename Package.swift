@@ -34,12 +34,13 @@ let package = Package(
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
+        .target(name: "HTTPFetch", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
         .target(name: "MessageTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),
 
         // The domain: kinds, validation, import, export, notify, place.
         .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
-                                                     "PostgresClient", "Mailer", "ICalendar", "MessageTemplates"]),
+                                                     "PostgresClient", "Mailer", "HTTPFetch", "ICalendar", "MessageTemplates"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
@@ -59,6 +60,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests",
                     dependencies: ["PostgresClient", "Credentials", "CruBatchTestSupport"]),
         .testTarget(name: "MailerTests", dependencies: ["Mailer", "CruBatchTestSupport"]),
+        .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch", "CruBatchTestSupport"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "CruBatchTestSupport"]),
         .testTarget(name: "MessageTemplatesTests", dependencies: ["MessageTemplates", "CruBatchTestSupport"]),
         .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport", "SpreadsheetReader"]),

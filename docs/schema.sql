@@ -913,6 +913,29 @@ CREATE TABLE public.schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.sources (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    url text NOT NULL,
+    etag text,
+    last_modified text,
+    sha256 text NOT NULL,
+    run_id bigint,
+    fetched_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sources_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text))
+);
+
+ALTER TABLE public.sources ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.sources_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE public.summer_missions (
     id bigint NOT NULL,
     code text NOT NULL,
@@ -1074,6 +1097,12 @@ ALTER TABLE ONLY public.run_changes
 
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+ALTER TABLE ONLY public.sources
+    ADD CONSTRAINT sources_kind_url_key UNIQUE (kind, url);
+
+ALTER TABLE ONLY public.sources
+    ADD CONSTRAINT sources_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.summer_missions
     ADD CONSTRAINT summer_missions_code_key UNIQUE (code);
@@ -1388,6 +1417,9 @@ ALTER TABLE ONLY public.ride_requests
 
 ALTER TABLE ONLY public.ride_requests
     ADD CONSTRAINT ride_requests_passenger_id_fkey FOREIGN KEY (passenger_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.sources
+    ADD CONSTRAINT sources_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.import_runs(id) ON DELETE SET NULL;
 
 ALTER TABLE ONLY public.team_leaders
     ADD CONSTRAINT team_leaders_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE RESTRICT;

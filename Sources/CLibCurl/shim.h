@@ -56,4 +56,17 @@ typedef int (*crubatch_curl_closesocket_callback)(void *context, curl_socket_t s
 static inline CURLcode crubatch_curl_set_closesocket_function(CURL *curl, crubatch_curl_closesocket_callback callback) {
     return curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, callback);
 }
+
+/* HTTPFetch: the write callback (to stream a body to a file under a size limit) and string
+   information (where a refused redirect pointed). */
+
+typedef size_t (*crubatch_curl_write_callback)(char *data, size_t size, size_t count, void *context);
+
+static inline CURLcode crubatch_curl_set_write_function(CURL *curl, crubatch_curl_write_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, callback);
+}
+
+static inline CURLcode crubatch_curl_get_string(CURL *curl, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(curl, info, value);
+}
 #endif

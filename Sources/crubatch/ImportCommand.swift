@@ -64,11 +64,15 @@ struct InputOptions: ParsableArguments {
     @Argument(help: "The kind of data (\(Kind.acceptedList)).")
     var kind: Kind?
 
-    @Argument(help: "The CSV file or .xlsx workbook (an .ics file for events).")
+    @Argument(help: "The CSV file or .xlsx workbook (an .ics file for events), or its https:// URL (a Google Sheets link, a webcal:// feed).")
     var file: String?
 
     @Option(help: "Load every file named after a kind (campuses.csv or campuses.xlsx, groups.csv, ...) in DIR, in dependency order, in one transaction; every other file is listed as skipped.")
     var dir: String?
+
+    @Option(name: .customLong("sources"), help: ArgumentHelp("Load every source listed in FILE (columns kind, source: a URL or a path; and per source sync, scope, sheet, map, and campus or ministry for a calendar), in dependency order, in one transaction.",
+                               valueName: "FILE"))
+    var sourcesFile: String?
 
     @Option(name: .customLong("file"), parsing: .singleValue,
             help: ArgumentHelp("Load FILE as KIND (repeatable; with --dir a relative FILE is in DIR), e.g. --file students='Cru Students - Sheet1.csv'.",
@@ -82,7 +86,12 @@ struct InputOptions: ParsableArguments {
 
     func validate() throws {
         if kind != nil && file == nil { throw ValidationError("give the FILE after KIND") }
-        if dir == nil && files.isEmpty && kind == nil { throw ValidationError("give KIND and FILE, --dir DIR, or --file KIND=FILE") }
+        if dir == nil && files.isEmpty && kind == nil && sourcesFile == nil {
+            throw ValidationError("give KIND and FILE, --dir DIR, --file KIND=FILE or --sources FILE")
+        }
+        if sourcesFile != nil && (dir != nil || kind != nil) {
+            throw ValidationError("--sources lists every source of the load; name others with --file KIND=FILE, not --dir or KIND FILE")
+        }
         if dir != nil && kind != nil {
             throw ValidationError("--dir loads a whole folder; name other files with --file KIND=FILE, not KIND FILE")
         }
@@ -92,7 +101,7 @@ struct InputOptions: ParsableArguments {
 
     /// `--sheet` names the sheet of one workbook: refused when the load reads several files.
     func refuseSheet(_ sheet: String?) throws {
-        if sheet != nil, try dir != nil || namedFiles().count > 1 {
+        if sheet != nil, try dir != nil || sourcesFile != nil || namedFiles().count > 1 {
             throw ValidationError("--sheet chooses the sheet of one workbook; with --dir or several --file each workbook's first sheet is read")
         }
     }
@@ -110,15 +119,32 @@ struct InputOptions: ParsableArguments {
 
     /// `--map` values as column -> title, for the columns of the kinds the load can read.
     func columnMap() throws -> [String: String] {
-        let kinds = dir == nil ? Set(try namedFiles().map(\.kind)) : Set(Kind.allCases)
+        let kinds = dir == nil && sourcesFile == nil ? Set(try namedFiles().map(\.kind)) : Set(Kind.allCases)
+        return try Self.columnMap(map, kinds: kinds)
+    }
+
+    /// `values` (as `--map` takes them) as column -> title, for the columns of `kinds`.
+    static func columnMap(_ values: [String], kinds: Set<Kind>) throws -> [String: String] {
         let columns = Kind.allCases.filter(kinds.contains).flatMap(\.columnNames)
-        return try ColumnMapOption.parse(map, field: { word in
+        return try ColumnMapOption.parse(values, field: { word in
             columns.first { TableHeader.normalizedName($0) == TableHeader.normalizedName(word) }
         }, name: { $0 }, fields: Array(Set(columns)).sorted().joined(separator: ", "), example: "'Group Name=name'")
     }
 
     func sources() throws -> Importer.SourceList {
-        try Importer.sources(directory: dir, files: try namedFiles())
+        var listed: [Importer.Source] = []
+        if let sourcesFile {
+            for entry in try SourcesFile.read(sourcesFile) {
+                var source = entry.source
+                do {
+                    source.columnMap = try entry.map.map { try Self.columnMap([$0], kinds: [source.kind]) }
+                } catch let error as ValidationError {
+                    throw CruBatchError.unreadable("\(entry.mapLocation): \(error.message)")
+                }
+                listed.append(source)
+            }
+        }
+        return try Importer.sources(directory: dir, files: listed + namedFiles())
     }
 }
 
@@ -133,7 +159,9 @@ struct ImportCommand: ParsableCommand {
 
         Every new membership queues a "joined" message to each leader of its group (and, with --welcome, a welcome to the student); a membership that ends queues "left". `crubatch notify` sends them. --no-notify records them as suppressed instead, so loading years of existing memberships emails nobody.
 
-        Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are. crubatch reads files, not URLs.
+        Events can also come from an iCalendar file (.ics: an export of Google Calendar, Outlook or Apple Calendar, or a feed fetched with curl): each VEVENT is matched on its UID, so importing the file again updates the same events; an event the file cancels is archived. --campus or --ministry says whose events they are.
+
+        FILE may be a URL (https://, http://, webcal://), fetched with a 10 s connect timeout, --fetch-timeout for the whole download, --max-bytes, at most 5 redirects and only to http(s). A Google Sheets link copied from the address bar is read as that sheet's CSV export (share it as anyone with the link can view, or publish it). Each URL's ETag, Last-Modified and SHA-256 are remembered: a URL whose content did not change since its last import is reported as unchanged and writes nothing (--force loads it anyway).
 
         Examples:
           crubatch import groups groups.csv --dry-run         each changed field, old -> new
@@ -149,8 +177,10 @@ struct ImportCommand: ParsableCommand {
           crubatch import memberships fall.csv --welcome      new members get a welcome email too
           crubatch import --dir last-year --no-notify           backfill: nobody is emailed about old joins
           crubatch import events calendar.ics --ministry cru-calpoly
+          crubatch import groups 'https://docs.google.com/spreadsheets/d/ID/edit#gid=0'
+          crubatch import --sources sources.csv                 every sheet staff keep, in one transaction
 
-        Exit codes: 0 loaded; 1 rows rejected or sync refused; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
+        Exit codes: 0 loaded (or unchanged); 1 rows rejected or sync refused; 65 unreadable file (a web page where a table was expected, a file over --max-bytes); 66 no such file; 69 database or URL's server unavailable; 75 another import of the kind is running.
         """
     )
 
@@ -195,9 +225,13 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Memberships: also email each new member a welcome with the group's meeting and its leaders' contacts.")
     var welcome = false
 
+    @Flag(help: "For a URL: load it even when it is unchanged since its last import.")
+    var force = false
+
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
     @OptionGroup var html: ReportOption
+    @OptionGroup var fetch: FetchArguments
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -208,9 +242,11 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("--rejects FILE.xlsx holds one file's rows; for several files give a folder (one KIND.csv each)")
         }
         if sync {
-            if input.dir != nil || !input.files.isEmpty { throw ValidationError("--sync takes one KIND and FILE, not --dir or --file") }
+            if input.dir != nil || !input.files.isEmpty || input.sourcesFile != nil {
+                throw ValidationError("--sync takes one KIND and FILE, not --dir, --file or --sources (whose sync column says it)")
+            }
             if onError == .skip { throw ValidationError("--sync needs the complete list: it cannot skip bad rows (--on-error skip)") }
-        } else if scope != nil || maxArchive != nil {
+        } else if scope != nil || (maxArchive != nil && input.sourcesFile == nil) {
             throw ValidationError("--scope and --max-archive go with --sync")
         }
         if let scope, SyncScope(argument: scope) == nil {
@@ -244,6 +280,8 @@ struct ImportCommand: ParsableCommand {
         options.messages = JoinMessages(notify: !noNotify, welcome: welcome)
         owner.apply(to: &options)
         try read.apply(to: &options)
+        fetch.apply(to: &options.fetch)
+        options.fetch.force = force
         let console = output.console("import")
         try console.run {
             try runImport(try input.sources(), options: options, console: console, database: database)
@@ -269,6 +307,7 @@ struct ValidateCommand: ParsableCommand {
     @OptionGroup var owner: EventOwnerOptions
     @OptionGroup var read: ReadOptions
     @OptionGroup var html: ReportOption
+    @OptionGroup var fetch: FetchArguments
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -283,6 +322,7 @@ struct ValidateCommand: ParsableCommand {
         options.columnMap = try input.columnMap()
         owner.apply(to: &options)
         try read.apply(to: &options)
+        fetch.apply(to: &options.fetch)
         let console = output.console("validate")
         try console.run {
             try runImport(try input.sources(), options: options, console: console, database: database)

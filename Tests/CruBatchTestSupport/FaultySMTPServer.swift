@@ -79,30 +79,7 @@ public final class FaultySMTPServer: @unchecked Sendable {
         if let credentials { arguments += ["--auth", "\(credentials.user):\(credentials.password)"] }
         for rule in rules { arguments += ["--on", rule.argument] }
 
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Python.path)
-        process.arguments = arguments
-        let output = Pipe()
-        let errorsPath = directory + "/stderr"
-        _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-
-        var firstLine = Data()
-        while !firstLine.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            firstLine += chunk
-        }
-        guard let port = Int(String(decoding: firstLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            process.waitUntilExit()
-            let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
-            throw TestSetupError("scripts/faulty-smtp did not start (exit \(process.terminationStatus)): \(errors)")
-        }
-        self.port = port
+        (process, port) = try PortPrintingServer.start(arguments, directory: directory, name: "scripts/faulty-smtp")
     }
 
     deinit {
@@ -152,5 +129,37 @@ public final class FaultySMTPServer: @unchecked Sendable {
             guard event.event == "auth", let user = event.user, let password = event.password else { return nil }
             return (user, password)
         }
+    }
+}
+
+/// A test server script run with Python that prints the port it listens on as its first line of
+/// output (scripts/faulty-smtp, scripts/faulty-http): started, its port read, its stderr kept in
+/// `directory`.
+enum PortPrintingServer {
+    static func start(_ arguments: [String], directory: String, name: String) throws -> (process: Process, port: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Python.path)
+        process.arguments = arguments
+        let output = Pipe()
+        let errorsPath = directory + "/stderr"
+        _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        var firstLine = Data()
+        while !firstLine.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            firstLine += chunk
+        }
+        guard let port = Int(String(decoding: firstLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            process.waitUntilExit()
+            let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+            throw TestSetupError("\(name) did not start (exit \(process.terminationStatus)): \(errors)")
+        }
+        return (process, port)
     }
 }

@@ -242,7 +242,14 @@ struct CommandLineTests {
     @Test("the cron example runs under /bin/sh with the env file example: both jobs succeed silently")
     func cronExampleUnderSh() throws {
         let database = try TestDatabase(importing: "central-coast")
+        let sheets = try FaultyHTTPServer(files: ["/groups.csv": TestEnvironment.fixture("central-coast/groups.csv")])
         try withScratchDirectory { folder in
+            try writeFile(folder + "/sources.csv", """
+                kind,source
+                groups,\(sheets.url("/groups.csv"))
+                campuses,\(TestEnvironment.fixture("central-coast/campuses.csv"))
+
+                """)
             let schedule = TestEnvironment.root.appendingPathComponent("scripts/schedule").path
             // The example env file with this test's values, in its own quoting.
             var env = try String(contentsOfFile: schedule + "/crubatch.env.example", encoding: .utf8)
@@ -263,11 +270,14 @@ struct CommandLineTests {
                     .replacingOccurrences(of: "/etc/crubatch.env", with: folder + "/crubatch.env")
                     .replacingOccurrences(of: "/usr/local/bin/crubatch", with: TestEnvironment.binary)
                     .replacingOccurrences(of: "/srv/cru/exports", with: folder + "/exports")
-                let result = try CommandResult.run(["-c", command], executable: "/bin/sh")
+                    .replacingOccurrences(of: "/etc/crubatch/sources.csv", with: folder + "/sources.csv")
+                let result = try CommandResult.run(["-c", command], executable: "/bin/sh",
+                                                   environment: ["CURL_CA_BUNDLE": sheets.caBundle])
                 #expect(result.status == 0, "\(command): \(result.stderr)")
                 #expect(result.stdout.isEmpty && result.stderr.isEmpty, "cron would mail: \(result.stdout)\(result.stderr)")
             }
             #expect(FileManager.default.fileExists(atPath: folder + "/exports/latest/manifest.json"))
+            #expect(try database.count("select count(*) from sources where kind = 'groups'") == 1)
             // One message per notification, or one digest for a leader with many.
             let sent = try MailSink.messages(for: database).count - sentBefore
             let marked = try database.count("select count(distinct message_id) from notifications where status = 'sent'")

@@ -55,8 +55,19 @@ public struct ImportOptions: Sendable {
     /// What new memberships queue: leaders' notifications by default; `--welcome` adds the
     /// students' welcomes, `--no-notify` records everything as suppressed (a backfill).
     public var messages = JoinMessages()
+    /// How a URL is fetched, and whether an unchanged one loads anyway.
+    public var fetch = FetchOptions()
 
     public init() {}
+
+    /// These options with those `source` sets for itself (a sources file's sheet and map; its
+    /// sync is the importer's).
+    func `for`(_ source: Importer.Source) -> ImportOptions {
+        var options = self
+        if let sheet = source.sheet { options.sheet = sheet }
+        if let columnMap = source.columnMap { options.columnMap = columnMap }
+        return options
+    }
 
     /// Opens a file of rows with these options: an iCalendar file (whatever its name) as the events
     /// it holds, for `owner` when given; else a CSV file, or a workbook's sheet.

@@ -61,6 +61,8 @@ public struct ImportReport: Sendable, CommandReport {
     public var effects: LoadEffects?
     /// How many rows of each list of changes `text` shows (nil: all of them).
     public var diffLimit: Int? = 20
+    /// The URLs skipped because their content is what their last import loaded.
+    public var unchanged: [UnchangedSource] = []
 
     public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
     public var warningCount: Int { diagnostics.count - errorCount }
@@ -75,7 +77,9 @@ public struct ImportReport: Sendable, CommandReport {
     }
 
     /// Whether rows were actually written to the database.
-    public var wrote: Bool { !dryRun && !validateOnly && (outcome == .loaded || outcome == .partiallyLoaded) }
+    public var wrote: Bool {
+        !dryRun && !validateOnly && !files.isEmpty && (outcome == .loaded || outcome == .partiallyLoaded)
+    }
 
     /// The per-file summary's column titles and rows (with a total row for several files).
     var summaryCells: (headers: [String], rows: [[String]]) {
@@ -139,10 +143,15 @@ public struct ImportReport: Sendable, CommandReport {
     }
 
     /// What `--sync` archived (or would), one line per row, the people added, then the summary table.
-    public var text: String { (changeLines + archiveLines + addedPeopleLines + effectLines + [summaryTable]).joined(separator: "\n") }
+    public var text: String {
+        let loaded = files.isEmpty && !unchanged.isEmpty ? [] : [summaryTable]
+        return (unchanged.map(\.sentence) + changeLines + archiveLines + addedPeopleLines + effectLines + loaded)
+            .joined(separator: "\n")
+    }
 
     private enum Keys: String, CodingKey {
         case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects, effects
+        case unchanged
     }
 
     /// Counts of a run that wrote nothing (dry, validate-only, rejected, refused) say `would_insert`,
@@ -161,6 +170,7 @@ public struct ImportReport: Sendable, CommandReport {
         try container.encode(exitStatus.rawValue, forKey: .exitStatus)
         try container.encodeIfPresent(rejects, forKey: .rejects)
         try container.encodeIfPresent(effects, forKey: .effects)
+        try container.encode(unchanged, forKey: .unchanged)
     }
 
     private struct FileDocument: Encodable {

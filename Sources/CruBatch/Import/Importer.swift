@@ -15,15 +15,31 @@ public struct Importer {
         self.progress = progress
     }
 
-    /// One file to load.
+    /// One file to load: a path, or a URL (see `RemoteLocation`).
     public struct Source: Sendable {
         public let kind: Kind
+        /// The path or URL as given.
         public let path: String
+        /// Where the rows are read: `path`, or the download of a URL.
+        var readPath: String
+        /// Options of this source alone (a sources file's columns), over the load's.
+        public var sheet: String?
+        public var sync: SyncScope?
+        public var columnMap: [String: String]?
+        /// Whose events an iCalendar source holds.
+        public var eventOwner: EventOwner?
 
         public init(kind: Kind, path: String) {
             self.kind = kind
             self.path = path
+            readPath = path
         }
+
+        /// The URL `path` names, or nil for a file.
+        var remote: RemoteLocation? { RemoteLocation(path) }
+
+        /// How diagnostics and the run log name it: the path, or the URL with its password masked.
+        var displayName: String { remote?.displayName ?? path }
     }
 
     /// The files of one load, and what its folder held that is not loaded.
@@ -42,7 +58,9 @@ public struct Importer {
         var sources: [Source] = []
         var skipped: [Diagnostic] = []
         let base = directory.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
-        let given = files.map { file in file.path.hasPrefix("/") ? file : Source(kind: file.kind, path: base + file.path) }
+        let given = files.map { file in
+            file.path.hasPrefix("/") || file.remote != nil ? file : Source(kind: file.kind, path: base + file.path)
+        }
         if let directory {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -69,7 +87,7 @@ public struct Importer {
         }
         for file in given {
             if let other = sources.first(where: { $0.kind == file.kind }) {
-                throw CruBatchError.usage("\(file.kind.rawValue) is given twice (\(other.path) and \(file.path)); load one of them")
+                throw CruBatchError.usage("\(file.kind.rawValue) is given twice (\(other.displayName) and \(file.displayName)); load one of them")
             }
             sources.append(file)
         }
@@ -107,11 +125,23 @@ public struct Importer {
 
     /// Loads `sources` in one transaction; `skipped` (from `sources(directory:files:)`) are
     /// reported with the rest.
-    public func run(_ sources: [Source], skipped: [Diagnostic] = []) throws -> ImportReport {
-        for source in sources where !FileManager.default.fileExists(atPath: source.path) {
+    public func run(_ given: [Source], skipped: [Diagnostic] = []) throws -> ImportReport {
+        for source in given where source.remote == nil && !FileManager.default.fileExists(atPath: source.path) {
             throw CruBatchError.fileNotFound(source.path)
         }
         try Migrator(connection: connection).requireCurrent()
+        let fetch = SourceFetch(connection: connection, options: options.fetch, sheet: options.sheet,
+                                remembers: !options.validateOnly)
+        let fetched = try fetch.fetch(given)
+        defer { fetched.removeDownloads() }
+        let sources = fetched.sources
+        var report = ImportReport()
+        report.unchanged = fetched.unchanged
+        report.diagnostics = skipped
+        report.dryRun = options.dryRun
+        report.validateOnly = options.validateOnly
+        report.diffLimit = options.diffLimit
+        guard !sources.isEmpty else { return report }
         try connection.execute("set time zone 'UTC'")
         let syncs = try sources.map { source in
             try options.sync.map { try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection) }
@@ -123,14 +153,9 @@ public struct Importer {
             sources.contains { $0.kind == kind || (kind == .students && KindSpec.of($0.kind).walkIns != nil) }
         }
         let run = WriterRun(
-            connection: connection, entries: options.validateOnly ? [] : sources.map { (.import($0.kind), $0.path) },
+            connection: connection, entries: options.validateOnly ? [] : sources.map { (.import($0.kind), $0.displayName) },
             dryRun: options.dryRun, locks: options.validateOnly ? .none : .imports(kinds, wait: options.waitForLock))
 
-        var report = ImportReport()
-        report.diagnostics = skipped
-        report.dryRun = options.dryRun
-        report.validateOnly = options.validateOnly
-        report.diffLimit = options.diffLimit
         var results: [KindLoadResult] = []
         try run.perform { scope in
             try options.messages.apply(on: connection)
@@ -140,16 +165,22 @@ public struct Importer {
             var budget = options.maxErrors ?? Int.max
             for (index, source) in sources.enumerated() {
                 if !scope.ids.isEmpty { try scope.record(index) }
-                let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options,
-                                        sync: syncs[index], eventOwner: owner, errorBudget: budget, progress: progress)
-                let result = try loader.load(path: source.path, displayName: source.path)
+                // A sources file's scope may name a campus or ministry an earlier source of the load adds.
+                let sync = try syncs[index] ?? source.sync.map {
+                    try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection)
+                }
+                // Resolved here too, so the owner may be a ministry an earlier source adds.
+                let sourceOwner = try source.eventOwner.map { try CalendarOwner.resolve($0, connection: connection) } ?? owner
+                let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options.for(source),
+                                        sync: sync, eventOwner: sourceOwner, errorBudget: budget, progress: progress)
+                let result = try loader.load(path: source.readPath, displayName: source.displayName)
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)
                 if result.fatal || result.stoppedEarly || budget <= 0 { break }
             }
             if let unused = unusedMapping(results, of: sources), let first = sources.first {
                 results[0].diagnostics.append(Diagnostic(
-                    file: first.path, line: 1, code: .missingColumn,
+                    file: first.displayName, line: 1, code: .missingColumn,
                     message: "--map '\(unused.title)=\(unused.column)': no file has a column \"\(unused.title)\"",
                     hint: "check the title as the header row writes it"))
                 results[0].fatal = true
@@ -159,6 +190,7 @@ public struct Importer {
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
             scope.commits = !options.dryRun && !options.validateOnly
                 && (report.outcome == .loaded || report.outcome == .partiallyLoaded)
+            if scope.commits { try fetch.record(fetched.records, runIDs: scope.ids) }
         } then: { runIDs in
             for (index, result) in results.enumerated() {
                 var counts = result.counts
@@ -209,12 +241,12 @@ public struct Importer {
     /// Checks what iCalendar files can be given with (events only, no rejects file) and looks up
     /// whose events they are; nil when no owner is given.
     private func calendarOwner(of sources: [Source]) throws -> CalendarOwner? {
-        let calendars = sources.filter { CalendarEventTable.isCalendar(path: $0.path) }
+        let calendars = sources.filter { CalendarEventTable.isCalendar(path: $0.readPath) }
         if let misfiled = calendars.first(where: { $0.kind != .events }) {
-            throw CruBatchError.usage("\(misfiled.path) is an iCalendar file, which holds events: import it with `crubatch import events \(misfiled.path)`")
+            throw CruBatchError.usage("\(misfiled.displayName) is an iCalendar file, which holds events: import it with `crubatch import events \(misfiled.displayName)`")
         }
         if let calendar = calendars.first, options.rejectsPath != nil {
-            throw CruBatchError.usage("--rejects writes the rejected rows of a CSV file; \(calendar.path) is an iCalendar file, whose events are fixed in their calendar")
+            throw CruBatchError.usage("--rejects writes the rejected rows of a CSV file; \(calendar.displayName) is an iCalendar file, whose events are fixed in their calendar")
         }
         if options.eventOwner != nil && calendars.isEmpty {
             throw CruBatchError.usage("--campus and --ministry say whose events an iCalendar file holds; a CSV file names them in its ministries column")

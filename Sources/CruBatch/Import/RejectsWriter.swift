@@ -68,7 +68,7 @@ struct RejectsWriter {
     /// adds), then `row` each row with its errors, every row or only the rejected ones.
     func readRows(of result: KindLoadResult, source: Source, everyRow: Bool,
                   header: ([String]) throws -> Void, row body: (RejectedRow) throws -> Void) throws {
-        try RejectedRow.read(try options.openTable(path: source.path, displayName: source.path), diagnostics: result.diagnostics,
+        try RejectedRow.read(try options.openTable(path: source.readPath, displayName: source.displayName), diagnostics: result.diagnostics,
                              rejected: result.rejectedLines, everyRow: everyRow, header: header, row: body)
     }
 }
