@@ -72,7 +72,24 @@ struct InputOptions: ParsableArguments {
                                valueName: "TITLE=COLUMN"))
     var map: [String] = []
 
+    @Option(name: .customLong("from"), parsing: .upToNextOption,
+            help: ArgumentHelp("Migrate the old Keystone app's MongoDB data: a mongodump folder (.bson) or mongoexport files (.json), e.g. --from keystone dump/keystone.",
+                               valueName: "keystone DIR"))
+    var legacy: [String] = []
+
+    /// The dump folder of `--from keystone DIR`.
+    var keystoneDump: String? { legacy.count == 2 ? legacy[1] : nil }
+
     func validate() throws {
+        if !legacy.isEmpty {
+            guard legacy.count == 2, legacy[0] == "keystone" else {
+                throw ValidationError("--from takes keystone and the dump's folder: --from keystone DIR")
+            }
+            if kind != nil || dir != nil || !files.isEmpty || !map.isEmpty {
+                throw ValidationError("--from keystone DIR reads the whole dump; it takes no KIND FILE, --dir, --file or --map")
+            }
+            return
+        }
         if kind != nil && file == nil { throw ValidationError("give the FILE after KIND") }
         if dir == nil && files.isEmpty && kind == nil { throw ValidationError("give KIND and FILE, --dir DIR, or --file KIND=FILE") }
         if dir != nil && kind != nil {
@@ -140,6 +157,7 @@ struct ImportCommand: ParsableCommand {
           crubatch import memberships fall.csv --welcome      new members get a welcome email too
           crubatch import --dir last-year --no-notify           backfill: nobody is emailed about old joins
           crubatch import events calendar.ics --ministry cru-calpoly
+          crubatch import --from keystone dump/keystone --dry-run   the old app's MongoDB data
 
         Exit codes: 0 loaded; 1 rows rejected or sync refused; 65 unreadable file; 66 no such file; 69 database unavailable; 75 another import of the kind is running.
         """
@@ -193,6 +211,9 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         try input.refuseSheet(read.sheet)
+        if input.keystoneDump != nil && (sync || move || welcome) {
+            throw ValidationError("--from keystone migrates the whole dump and emails nobody: --sync, --move and --welcome do not apply")
+        }
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
         if sync {
             if input.dir != nil || !input.files.isEmpty { throw ValidationError("--sync takes one KIND and FILE, not --dir or --file") }
@@ -232,7 +253,10 @@ struct ImportCommand: ParsableCommand {
         try read.apply(to: &options)
         let console = output.console("import")
         try console.run {
-            try runImport(try input.sources(), options: options, console: console, database: database)
+            if let dump = input.keystoneDump {
+                return try runKeystoneMigration(dump, options: options, console: console, database: database)
+            }
+            return try runImport(try input.sources(), options: options, console: console, database: database)
         }
     }
 }
@@ -269,7 +293,10 @@ struct ValidateCommand: ParsableCommand {
         try read.apply(to: &options)
         let console = output.console("validate")
         try console.run {
-            try runImport(try input.sources(), options: options, console: console, database: database)
+            if let dump = input.keystoneDump {
+                return try runKeystoneMigration(dump, options: options, console: console, database: database)
+            }
+            return try runImport(try input.sources(), options: options, console: console, database: database)
         }
     }
 }
@@ -284,6 +311,23 @@ func runImport(_ list: Importer.SourceList, options: ImportOptions, console: Con
                             progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
     let report = try importer.run(list.sources, skipped: list.skipped)
     progress.clear()
+    return finishImport(report, console: console)
+}
+
+/// Migrates the old Keystone app's dump and prints the report as `runImport` does.
+func runKeystoneMigration(_ folder: String, options: ImportOptions, console: Console,
+                          database: DatabaseOptions) throws -> ExitStatus {
+    let connection = try database.connect()
+    let progress = ProgressLine()
+    let migration = KeystoneMigration(connection: connection, options: options,
+                                      progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
+    let report = try migration.run(dump: folder)
+    progress.clear()
+    return finishImport(report, console: console)
+}
+
+/// Prints an import's diagnostics (text output) and its report; its exit status.
+private func finishImport(_ report: ImportReport, console: Console) -> ExitStatus {
     if !console.json {
         for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
     }

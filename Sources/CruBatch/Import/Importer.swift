@@ -8,6 +8,9 @@ public struct Importer {
     let connection: PostgresConnection
     let options: ImportOptions
     var progress: ((ImportProgress) -> Void)?
+    /// Runs inside the load's transaction once every file is loaded, with each kind's rejected
+    /// lines, unless a file was unreadable (a migration records its documents' keys here).
+    var finishing: ((_ rejectedLines: [Kind: Set<Int>]) throws -> Void)?
 
     public init(connection: PostgresConnection, options: ImportOptions, progress: ((ImportProgress) -> Void)? = nil) {
         self.connection = connection
@@ -19,10 +22,13 @@ public struct Importer {
     public struct Source: Sendable {
         public let kind: Kind
         public let path: String
+        /// What diagnostics, the report and the run log call the file (default: its path).
+        public let displayName: String
 
-        public init(kind: Kind, path: String) {
+        public init(kind: Kind, path: String, displayName: String? = nil) {
             self.kind = kind
             self.path = path
+            self.displayName = displayName ?? path
         }
     }
 
@@ -120,7 +126,7 @@ public struct Importer {
         // Validation writes nothing, so it records no run and takes no lock: it can run beside an import.
         let kinds = Kind.allCases.filter { kind in sources.contains { $0.kind == kind } }
         let run = WriterRun(
-            connection: connection, entries: options.validateOnly ? [] : sources.map { (.import($0.kind), $0.path) },
+            connection: connection, entries: options.validateOnly ? [] : sources.map { (.import($0.kind), $0.displayName) },
             dryRun: options.dryRun, locks: options.validateOnly ? .none : .imports(kinds, wait: options.waitForLock))
 
         var report = ImportReport()
@@ -138,7 +144,7 @@ public struct Importer {
                 if !scope.ids.isEmpty { try scope.record(index) }
                 let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options,
                                         sync: syncs[index], eventOwner: owner, errorBudget: budget, progress: progress)
-                let result = try loader.load(path: source.path, displayName: source.path)
+                let result = try loader.load(path: source.path, displayName: source.displayName)
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)
                 if result.fatal || result.stoppedEarly || budget <= 0 { break }
@@ -151,6 +157,9 @@ public struct Importer {
                 results[0].fatal = true
             }
             report.outcome = Self.outcome(of: results, onError: options.onError)
+            if let finishing, results.count == sources.count, !results.contains(where: \.fatal) {
+                try finishing(Dictionary(zip(sources.map(\.kind), results.map(\.rejectedLines))) { $0.union($1) })
+            }
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
             scope.commits = !options.dryRun && !options.validateOnly
                 && (report.outcome == .loaded || report.outcome == .partiallyLoaded)
