@@ -17,7 +17,7 @@ struct KeystoneMigrationTests {
 
     /// The kinds a Keystone dump fills.
     private static let kinds: [Kind] = [.campuses, .ministries, .leaders, .students, .teams, .groups, .memberships,
-                                        .events, .missions, .resources]
+                                        .events, .missions, .resources, .rideOffers, .rideRequests]
 
     private func migrate(_ database: TestDatabase, _ folder: String, _ options: [String] = []) throws -> CommandResult {
         try database.run(["import", "--from", "keystone", folder, "--format", "json"] + options)
@@ -30,12 +30,13 @@ struct KeystoneMigrationTests {
         return Dictionary(uniqueKeysWithValues: files.map { ($0["kind"] as? String ?? "", $0) })
     }
 
-    /// `export` of every kind the dump fills.
-    private func exports(_ database: TestDatabase) throws -> [Kind: String] {
-        try Dictionary(uniqueKeysWithValues: Self.kinds.map { kind in
-            let result = try database.run(["export", kind.rawValue])
-            #expect(result.status == 0, "\(kind): \(result.stderr)")
-            return (kind, result.stdout)
+    /// `export` of every kind the dump fills, and of the retreat's cars (`rides`).
+    private func exports(_ database: TestDatabase) throws -> [String: String] {
+        try Dictionary(uniqueKeysWithValues: (Self.kinds.map { [$0.rawValue] } + [["rides", "--event", "fall-retreat"]]).map { arguments in
+            let name = arguments[0]
+            let result = try database.run(["export"] + arguments)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            return (name, result.stdout)
         })
     }
 
@@ -43,7 +44,7 @@ struct KeystoneMigrationTests {
     func bothFormatsGiveTheSameData() throws {
         let dump = try KeystoneDump.generate(into: try scratch.folder("dump"))
         let expected = try dump.expected()
-        var first: [Kind: String]?
+        var first: [String: String]?
         for folder in [dump.root + "/dump", dump.relaxedJSON, dump.canonicalJSON] {
             let database = try TestDatabase()
             let result = try migrate(database, folder)
@@ -57,26 +58,36 @@ struct KeystoneMigrationTests {
             #expect(try database.count("select count(*) from memberships where status = 'active'") == expected["memberships"])
             #expect(try database.count("select count(*) from group_leaders") == expected["group_leaders"])
             #expect(try database.count("select count(*) from team_leaders") == expected["team_leaders"])
+            #expect(try database.count("select count(*) from ride_pairings where ended_at is null") == expected["pairings"])
             // A backfill queues nothing that is sent.
             #expect(try database.count("select count(*) from notifications") > 0)
             #expect(try database.count("select count(*) from notifications where status <> 'suppressed'") == 0)
             // Every document of a kind is mapped (memberships are no document's own).
-            #expect(try database.count("select count(*) from legacy_ids") == 31)
+            #expect(try database.count("select count(*) from legacy_ids") == 37)
             let exported = try exports(database)
             if let first {
-                for kind in Self.kinds { #expect(exported[kind] == first[kind], "\(folder): export \(kind) differs") }
+                for (name, text) in first { #expect(exported[name] == text, "\(folder): export \(name) differs") }
             } else {
                 first = exported
             }
         }
-        let groups = try #require(first?[.groups])
+        let groups = try #require(first?["groups"])
         #expect(groups.contains("freshmen-men,cru-cal-poly,Freshmen Men,Monday,19:30,,freshmen,men,,ktanaka@calpoly.edu,"), "\(groups)")
         #expect(groups.contains("mixed-bible-study,epic-movement,Mixed Bible Study,Thursday,06:00,,mixed,mixed,"), "\(groups)")
-        let leaders = try #require(first?[.leaders])
+        let leaders = try #require(first?["leaders"])
         #expect(leaders.contains("rrogers@calpoly.edu,Rachel,Rogers,+18055550102,female,cal-poly,student"), "\(leaders)")
         #expect(leaders.contains("andrea.ortiz@cru.org,Andrea,Ortiz,+18055550103,female,cal-poly,staff"), "\(leaders)")
-        let missions = try #require(first?[.missions])
+        let missions = try #require(first?["missions"])
         #expect(missions.contains("ocean-city-beach-project,Ocean City Beach Project,2027-06-06,2027-07-17,\"Ocean City, MD\",3875.50,"), "\(missions)")
+        // A ride both ways comes back when the event ends; a passenger is the user with that phone.
+        let offers = try #require(first?["ride-offers"])
+        #expect(offers.contains("fall-retreat,andrea.ortiz@cru.org,both,3,2026-10-16T15:00:00,2026-10-18T13:00:00,"), "\(offers)")
+        let rides = try #require(first?["rides"])
+        for rider in ["Ji-woo,Jung,(805) 555-0112,to the event and back,", "Daniel,Kim,(805) 555-0114,to the event,",
+                      "Tomás,Silva,(805) 555-0116,to the event,"] {
+            #expect(rides.contains(rider), "\(rider) is not seated:\n\(rides)")
+        }
+        #expect(!rides.contains("Sofia"), "a passenger without a driver was seated:\n\(rides)")
     }
 
     @Test("a second migration of the same data changes nothing; an undone run comes back on the next")
@@ -132,7 +143,7 @@ struct KeystoneMigrationTests {
         let files = try counts(skipped)
         #expect(files["students"]?["rejected"] as? Int == 2 && files["groups"]?["rejected"] as? Int == 2, "\(files)")
         #expect(files["groups"]?["inserted"] as? Int == 4)
-        #expect(try database.count("select count(*) from legacy_ids") == 31)
+        #expect(try database.count("select count(*) from legacy_ids") == 37)
         #expect(try database.count("""
             select count(*) from legacy_ids where object_id = any(\([Self.userWithoutEmail, Self.userWithShortPhone,
                                                                      Self.groupOfNoMinistry, Self.groupOnFunday])::text[])
@@ -157,5 +168,12 @@ struct KeystoneMigrationTests {
         #expect(try database.run(["import", "--from", "keystone", "x", "--dir", "y"]).status == 64)
         #expect(try database.run(["import", "--from", "keystone", try scratch.folder("empty")]).status == 65)
         #expect(try database.run(["import", "--from", "keystone", "/nonexistent/dump"]).status == 66)
+        let dump = try KeystoneDump.generate(into: try scratch.folder("dump"))
+        let users = dump.bson + "/users.bson"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: users))
+        try bytes.dropLast(7).write(to: URL(fileURLWithPath: users))
+        let cut = try database.run(["import", "--from", "keystone", dump.bson])
+        #expect(cut.status == 65)
+        #expect(cut.stderr.contains("users.bson:12: document 12 is not BSON (cut short or corrupt)"), "\(cut.stderr)")
     }
 }

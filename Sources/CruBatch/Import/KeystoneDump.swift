@@ -13,7 +13,7 @@ struct KeystoneDump {
     /// The collections a migration reads, as Keystone names them (its models' names, lower case and
     /// plural). Others (posts, notifications, prayer requests ...) have no kind here.
     static let names = ["campuses", "ministries", "ministryteams", "communitygroups", "users", "events",
-                        "summermissions", "resourcetags", "resources"]
+                        "summermissions", "resourcetags", "resources", "rides", "passengers"]
 
     /// Reads the dump in `folder`, or in its only subfolder that holds one (`dump/` holds
     /// `dump/DATABASE/`). Throws `CruBatchError.fileNotFound` or `.unreadable`.

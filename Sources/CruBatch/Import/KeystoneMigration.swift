@@ -44,8 +44,10 @@ public struct KeystoneMigration {
         var options = self.options
         options.messages = JoinMessages(notify: false, welcome: false)
         var importer = Importer(connection: connection, options: options, progress: progress)
+        let pairings = mapper.pairings
         importer.finishing = { rejected in
             try record(tables: tables, lines: lines, rejected: rejected)
+            try seat(pairings)
         }
         var report = try importer.run(sources)
         let located = Dictionary(uniqueKeysWithValues: zip(sources.map(\.displayName), zip(tables, lines).map { table, lines in
@@ -94,6 +96,26 @@ public struct KeystoneMigration {
             select * from unnest(\(collections)::text[], \(ids)::text[], \(kinds)::text[], \(keys)::text[])
             on conflict (collection, object_id) do update set kind = excluded.kind, key = excluded.key, migrated_at = now()
             where (legacy_ids.kind, legacy_ids.key) is distinct from (excluded.kind, excluded.key)
+            """)
+    }
+
+    /// Seats the rides' passengers, on each leg that has no active pairing yet (an earlier
+    /// migration's, or one `rides pair` made since); those whose offer or request was rejected are
+    /// left out.
+    private func seat(_ pairings: [KeystoneTables.Pairing]) throws {
+        guard !pairings.isEmpty else { return }
+        try connection.execute("""
+            insert into ride_pairings (offer_id, request_id, leg)
+            select o.id, r.id, p.leg
+            from unnest(\(pairings.map(\.event))::text[], \(pairings.map(\.driver))::text[],
+                        \(pairings.map(\.passenger))::text[], \(pairings.map(\.leg))::text[]) as p(event, driver, passenger, leg)
+            join events e on e.code = p.event
+            join people d on lower(d.email) = lower(p.driver)
+            join ride_offers o on o.event_id = e.id and o.driver_id = d.id and o.status = 'open'
+            join people q on lower(q.email) = lower(p.passenger)
+            join ride_requests r on r.event_id = e.id and r.passenger_id = q.id and r.status = 'pending'
+            order by o.id, r.id, p.leg
+            on conflict (request_id, leg) where ended_at is null do nothing
             """)
     }
 

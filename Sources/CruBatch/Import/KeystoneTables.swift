@@ -39,14 +39,27 @@ struct KeystoneTable {
 ///   one is the import's `invalid-choice`;
 /// - users who lead a group or a team, or are staff or marked as leaders, are leaders; the rest
 ///   students. Memberships come from `User.communityGroups`, joined when the user was created (the
-///   old app kept no join date). Passwords, device tokens and notification settings are not read.
+///   old app kept no join date). Passwords, device tokens and notification settings are not read;
+/// - rides are ride offers and passengers ride requests: the old app knew drivers and passengers
+///   by name and phone only, so each is the user with that phone. A ride's passengers are its
+///   pairings, on the legs both go; a ride both ways leaves the event when the event ends.
 struct KeystoneTables {
+    /// A ride's passenger seated on one leg, by the keys the import gives them.
+    struct Pairing {
+        let event: String
+        let driver: String
+        let passenger: String
+        let leg: String
+    }
+
     private let dump: KeystoneDump
     /// Keys earlier migrations gave documents: collection -> ObjectId -> key.
     private let stored: [String: [String: String]]
     /// Codes given so far: collection -> ObjectId -> code.
     private var codes: [String: [String: String]] = [:]
     private var emails: [String: String] = [:]
+    /// The pairings the rides list.
+    private(set) var pairings: [Pairing] = []
     /// Warnings about references inside lists that name nothing (left out of the list).
     private(set) var warnings: [(collection: String, id: String, field: String, message: String)] = []
 
@@ -64,8 +77,9 @@ struct KeystoneTables {
             if let id = user.id, let email = user["email"]?.text, !email.isEmpty { emails[id] = email }
         }
         let people = self.people()
+        let rides = self.rides()
         return [campuses(), ministries(), people.leaders, people.students, teams(), groups(), people.memberships,
-                events(), missions(), resources()].filter { !$0.rows.isEmpty }
+                events(), missions(), resources(), rides.offers, rides.requests].filter { !$0.rows.isEmpty }
     }
 
     // MARK: Codes
@@ -289,7 +303,67 @@ struct KeystoneTables {
         return table
     }
 
+    private mutating func rides() -> (offers: KeystoneTable, requests: KeystoneTable) {
+        let pickup = ["pickup_location": "location", "latitude": "location.geo", "longitude": "location.geo",
+                      "postal_code": "location.postcode"]
+        var offers = KeystoneTable(kind: .rideOffers, fields: pickup.merging(["email": "driverNumber", "departs_to": "time",
+                                                                              "departs_from": "time"]) { $1 })
+        var requests = KeystoneTable(kind: .rideRequests, fields: pickup.merging(["email": "phone", "first_name": "name",
+                                                                                  "last_name": "name"]) { $1 })
+        var byPhone: [String: String] = [:]
+        for user in dump["users"] {
+            if let id = user.id, let email = emails[id], let phone = Self.phoneKey(user["phone"]?.text) { byPhone[phone] = email }
+        }
+        let ends = Dictionary(dump["events"].compactMap { event in event.id.map { ($0, event["endDate"]?.text ?? "") } }) { first, _ in first }
+        var passengers: [String: (email: String, direction: String)] = [:]
+        for passenger in dump["passengers"] {
+            guard let id = passenger.id else { continue }
+            let event = code(passenger["event"], in: "events")
+            let email = Self.phoneKey(passenger["phone"]?.text).flatMap { byPhone[$0] } ?? ""
+            let direction = passenger["direction"]?.text ?? ""
+            passengers[id] = (email, direction)
+            let name = (passenger["name"]?.text ?? "").split(separator: " ", maxSplits: 1).map(String.init)
+            var cells = Self.pickup(passenger["location"]?.document)
+            cells.merge(["event": event, "email": email, "first_name": name.first ?? "", "last_name": name.dropFirst().first ?? "",
+                         "phone": passenger["phone"]?.text ?? "", "direction": direction]) { $1 }
+            requests.append(cells, collection: "passengers", id: id, key: email.isEmpty ? nil : "\(event)/\(email)")
+        }
+        for ride in dump["rides"] {
+            guard let id = ride.id else { continue }
+            let event = code(ride["event"], in: "events")
+            let email = Self.phoneKey(ride["driverNumber"]?.text).flatMap { byPhone[$0] } ?? ""
+            let direction = ride["direction"]?.text ?? ""
+            let time = ride["time"]?.text ?? ""
+            var cells = Self.pickup(ride["location"]?.document)
+            cells.merge(["event": event, "email": email, "direction": direction, "seats": ride["seats"]?.text ?? "",
+                         "departs_to": direction == "from" ? "" : time,
+                         "departs_from": direction == "from" ? time : direction == "both" ? ride["event"]?.text.flatMap { ends[$0] } ?? "" : ""]) { $1 }
+            offers.append(cells, collection: "rides", id: id, key: email.isEmpty ? nil : "\(event)/\(email)")
+            for passenger in (ride["passengers"]?.elements ?? []).compactMap(\.text) {
+                guard let (rider, ways) = passengers[passenger], !rider.isEmpty, !email.isEmpty else { continue }
+                for leg in ["to", "from"] where [direction, ways].allSatisfy({ $0 == leg || $0 == "both" }) {
+                    pairings.append(Pairing(event: event, driver: email, passenger: rider, leg: leg))
+                }
+            }
+        }
+        return (offers, requests)
+    }
+
     // MARK: Values
+
+    /// A ride's pickup from its `Types.Location`: the place, its coordinates (`geo` is longitude,
+    /// latitude) and postcode.
+    private static func pickup(_ location: BSONDocument?) -> [String: String] {
+        let geo = location?["geo"]?.elements?.compactMap(\.text) ?? []
+        return ["pickup_location": place(location), "longitude": geo.count == 2 ? geo[0] : "",
+                "latitude": geo.count == 2 ? geo[1] : "", "postal_code": location?["postcode"]?.text ?? ""]
+    }
+
+    /// The last ten digits of a phone, which find the user a ride names by phone.
+    private static func phoneKey(_ phone: String?) -> String? {
+        let digits = (phone ?? "").filter(\.isASCII).filter(\.isNumber)
+        return digits.count >= 10 ? String(digits.suffix(10)) : nil
+    }
 
     /// A `Types.Location` as one line: street, city, state and postcode.
     static func place(_ location: BSONDocument?) -> String {
