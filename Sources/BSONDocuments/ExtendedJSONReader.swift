@@ -74,7 +74,7 @@ public enum ExtendedJSONReader {
     /// The BSON value an Extended JSON wrapper (`{"$oid": "..."}`) stands for; nil for a plain object.
     private static func wrapper(_ object: [String: Any],
                                 fail: (String) -> DocumentFileError) throws(DocumentFileError) -> BSONValue? {
-        guard let key = object.keys.first, key.hasPrefix("$"), object.count == 1 || key == "$regex" || key == "$options" else {
+        guard object.count == 1, let key = object.keys.first, key.hasPrefix("$") else {
             return nil
         }
         let content = object[key]!
