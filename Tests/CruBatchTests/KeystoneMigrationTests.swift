@@ -14,6 +14,7 @@ struct KeystoneMigrationTests {
     private static let userWithShortPhone = "5a1f42029c0e4b2d17000802"
     private static let groupOfNoMinistry = "5a1f42039c0e4b2d17000803"
     private static let groupOnFunday = "5a1f42049c0e4b2d17000804"
+    private static let passengerOfNoUser = "5a1f42059c0e4b2d17000805"
 
     /// The kinds a Keystone dump fills.
     private static let kinds: [Kind] = [.campuses, .ministries, .leaders, .students, .teams, .groups, .memberships,
@@ -120,7 +121,7 @@ struct KeystoneMigrationTests {
         #expect(try exports(database) == before)
     }
 
-    @Test("dangling references, a user without email, a 7-digit phone and an unknown day name the document")
+    @Test("dangling references, a user without email, a 7-digit phone, an unknown day and a passenger of no user name the document")
     func faultsNameTheDocument() throws {
         let dump = try KeystoneDump.generate(into: try scratch.folder("dump"), faults: true)
         let database = try TestDatabase()
@@ -131,6 +132,8 @@ struct KeystoneMigrationTests {
             "users/\(Self.userWithShortPhone):phone: error[invalid-phone]: phone: not a valid phone number",
             "communitygroups/\(Self.groupOfNoMinistry):ministry: error[unknown-reference]: ministry \"5a1f0000deadbeef00000000\" does not exist",
             "communitygroups/\(Self.groupOnFunday):dayOfWeek: error[invalid-choice]: day: \"Funday\" is not one of Monday,",
+            "passengers/\(Self.passengerOfNoUser):phone: error[missing-value]: no user has this phone, so the ride has no one's email",
+            "hint: no document of the dump has this ObjectId: correct the reference in the old app",
         ] {
             #expect(result.stderr.contains(line), "\(line)\n\(result.stderr)")
         }
@@ -143,10 +146,12 @@ struct KeystoneMigrationTests {
         let files = try counts(skipped)
         #expect(files["students"]?["rejected"] as? Int == 2 && files["groups"]?["rejected"] as? Int == 2, "\(files)")
         #expect(files["groups"]?["inserted"] as? Int == 4)
+        #expect(files["ride-requests"]?["rejected"] as? Int == 1 && files["ride-requests"]?["inserted"] as? Int == 4, "\(files)")
         #expect(try database.count("select count(*) from legacy_ids") == 37)
         #expect(try database.count("""
             select count(*) from legacy_ids where object_id = any(\([Self.userWithoutEmail, Self.userWithShortPhone,
-                                                                     Self.groupOfNoMinistry, Self.groupOnFunday])::text[])
+                                                                     Self.groupOfNoMinistry, Self.groupOnFunday,
+                                                                     Self.passengerOfNoUser])::text[])
             """) == 0)
     }
 

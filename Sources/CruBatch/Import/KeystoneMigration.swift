@@ -63,10 +63,29 @@ public struct KeystoneMigration {
             var moved = diagnostic
             let origin = table.origins[row]
             let column = diagnostic.field ?? diagnostic.column.flatMap { table.header.indices.contains($0 - 1) ? table.header[$0 - 1] : nil }
-            moved.document = "\(origin.collection)/\(origin.id)" + (column.map { ":" + (table.fields[$0] ?? $0) } ?? "")
-            return moved
+            let field = column.map { table.fields[$0] ?? $0 }
+            moved.document = "\(origin.collection)/\(origin.id)" + (field.map { ":" + $0 } ?? "")
+            return Self.reworded(moved, column: column, field: field)
         }
         return report
+    }
+
+    /// A diagnostic said as the old app's data, not a CSV file, needs: a reference names a document,
+    /// and a ride's driver or passenger has an email only through a user with their phone.
+    private static func reworded(_ diagnostic: Diagnostic, column: String?, field: String?) -> Diagnostic {
+        var said = diagnostic
+        let leaveOut = "or leave the document out with --on-error skip"
+        if diagnostic.code == .unknownReference {
+            said.hint = "no document of the dump has this ObjectId: correct the reference in the old app, \(leaveOut)"
+        } else if diagnostic.code == .missingValue && column == "email" {
+            if field == "email" {
+                said.hint = "give the user an email in the old app, \(leaveOut)"
+            } else {
+                said.message = "no user has this \(field ?? "phone"), so the ride has no one's email"
+                said.hint = "give a user this phone number in the old app, \(leaveOut)"
+            }
+        }
+        return said
     }
 
     /// The keys earlier migrations gave documents: collection -> ObjectId -> key.
