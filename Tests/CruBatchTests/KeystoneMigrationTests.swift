@@ -121,6 +121,29 @@ struct KeystoneMigrationTests {
         #expect(try exports(database) == before)
     }
 
+    @Test("a group renamed in the old app keeps its code; a second group of the same name gets a code of its own")
+    func codesAreKept() throws {
+        let dump = try KeystoneDump.generate(into: try scratch.folder("dump"))
+        let database = try TestDatabase()
+        #expect(try migrate(database, dump.relaxedJSON).status == 0)
+        let file = dump.relaxedJSON + "/communitygroups.json"
+        var lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
+        let women = try #require(lines.firstIndex { $0.contains("\"name\":\"Freshmen Women\"") })
+        lines.append(lines[women].replacingOccurrences(of: #"{"_id":{"$oid":""#, with: #"{"_id":{"$oid":"5a1f3aff9c0e4b2d170000ff"},"old":{"$oid":""#)
+            .replacingOccurrences(of: "\"Tuesday\"", with: "\"Friday\""))
+        lines = lines.map { $0.replacingOccurrences(of: "\"name\":\"Freshmen Men\"", with: "\"name\":\"First-Year Men\"") }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+
+        let again = try migrate(database, dump.relaxedJSON)
+        #expect(again.status == 0, "\(again.stderr)")
+        let groups = try counts(again)["groups"]
+        #expect(groups?["updated"] as? Int == 1 && groups?["inserted"] as? Int == 1, "\(String(describing: groups))")
+        let exported = try database.run(["export", "groups"]).stdout
+        #expect(exported.contains("\nfreshmen-men,cru-cal-poly,First-Year Men,Monday,"), "\(exported)")
+        #expect(exported.contains("\nfreshmen-women-2,cru-cal-poly,Freshmen Women,Friday,"), "\(exported)")
+        #expect(try database.count("select count(*) from legacy_ids where collection = 'communitygroups'") == 5)
+    }
+
     @Test("dangling references, a user without email, a 7-digit phone, an unknown day and a passenger of no user name the document")
     func faultsNameTheDocument() throws {
         let dump = try KeystoneDump.generate(into: try scratch.folder("dump"), faults: true)
