@@ -165,8 +165,13 @@ struct KeystoneMigrationTests {
         #expect(try database.count("select count(*) from people") == 0)
         #expect(try database.count("select count(*) from legacy_ids") == 0)
 
-        let skipped = try migrate(database, dump.bson, ["--on-error", "skip"])
+        let rejects = try scratch.folder("rejects")
+        let skipped = try migrate(database, dump.bson, ["--on-error", "skip", "--rejects", rejects])
         #expect(skipped.status == 1)
+        // The rejected rows in the kinds' own CSV format, to fix and import as files.
+        let rejectedGroups = try String(contentsOfFile: rejects + "/groups.csv", encoding: .utf8)
+        #expect(rejectedGroups.contains("\nlost-group,5a1f0000deadbeef00000000,Lost Group,Monday,7:00pm,"), "\(rejectedGroups)")
+        #expect(try FileManager.default.attributesOfItem(atPath: rejects + "/students.csv")[.posixPermissions] as? Int == 0o600)
         let files = try counts(skipped)
         #expect(files["students"]?["rejected"] as? Int == 2 && files["groups"]?["rejected"] as? Int == 2, "\(files)")
         #expect(files["groups"]?["inserted"] as? Int == 4)
