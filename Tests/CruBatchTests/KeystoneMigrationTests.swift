@@ -63,6 +63,12 @@ struct KeystoneMigrationTests {
             // A backfill queues nothing that is sent.
             #expect(try database.count("select count(*) from notifications") > 0)
             #expect(try database.count("select count(*) from notifications where status <> 'suppressed'") == 0)
+            // Passwords, device tokens and device types are never read: nowhere in the database, change log included.
+            for (text, found) in [("ktanaka@calpoly.edu", 1), ("$2a$10$", 0), ("APA91bH", 0), ("gcm-", 0)] {
+                #expect(try database.count("""
+                    select count(*) from (select database_to_xml(true, false, '')::text as x) d where strpos(x, \(text)) > 0
+                    """) == found, "\(text)")
+            }
             // Every document of a kind is mapped (memberships are no document's own).
             #expect(try database.count("select count(*) from legacy_ids") == 37)
             let exported = try exports(database)
