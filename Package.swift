@@ -25,6 +25,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXLSXWriter", path: "Sources/CLibXLSXWriter", pkgConfig: "xlsxwriter",
                        providers: [.apt(["libxlsxwriter-dev"])]),
+        .systemLibrary(name: "CLibBSON", path: "Sources/CLibBSON", pkgConfig: "libbson-1.0",
+                       providers: [.apt(["libbson-dev"])]),
 
         // Generic building blocks; none of them knows what a campus or a group is.
         .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
@@ -37,10 +39,12 @@ let package = Package(
         .target(name: "HTTPFetch", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar"),
         .target(name: "MessageTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),
+        .target(name: "BSONDocuments", dependencies: ["CLibBSON"]),
 
         // The domain: kinds, validation, import, export, notify, place.
         .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
-                                                     "PostgresClient", "Mailer", "HTTPFetch", "ICalendar", "MessageTemplates"]),
+                                                     "PostgresClient", "Mailer", "HTTPFetch", "ICalendar", "MessageTemplates",
+                                                     "BSONDocuments"]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
@@ -63,6 +67,7 @@ let package = Package(
         .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch", "CruBatchTestSupport"]),
         .testTarget(name: "ICalendarTests", dependencies: ["ICalendar", "CruBatchTestSupport"]),
         .testTarget(name: "MessageTemplatesTests", dependencies: ["MessageTemplates", "CruBatchTestSupport"]),
+        .testTarget(name: "BSONDocumentsTests", dependencies: ["BSONDocuments", "CruBatchTestSupport"]),
         .testTarget(name: "CruBatchTests", dependencies: ["CruBatch", "crubatch", "CruBatchTestSupport", "SpreadsheetReader"]),
     ],
     swiftLanguageModes: [.v6]

@@ -592,6 +592,16 @@ ALTER TABLE public.import_runs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY 
     CACHE 1
 );
 
+CREATE TABLE public.legacy_ids (
+    collection text NOT NULL,
+    object_id text NOT NULL,
+    kind text NOT NULL,
+    key text NOT NULL,
+    migrated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT legacy_ids_key_check CHECK ((key <> ''::text)),
+    CONSTRAINT legacy_ids_object_id_check CHECK ((object_id <> ''::text))
+);
+
 CREATE TABLE public.memberships (
     id bigint NOT NULL,
     group_id bigint NOT NULL,
@@ -1032,6 +1042,9 @@ ALTER TABLE ONLY public.group_leaders
 ALTER TABLE ONLY public.import_runs
     ADD CONSTRAINT import_runs_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.legacy_ids
+    ADD CONSTRAINT legacy_ids_pkey PRIMARY KEY (collection, object_id);
+
 ALTER TABLE ONLY public.memberships
     ADD CONSTRAINT memberships_group_id_person_id_key UNIQUE (group_id, person_id);
 
@@ -1126,6 +1139,8 @@ CREATE INDEX community_groups_ministry_id ON public.community_groups USING btree
 CREATE UNIQUE INDEX events_uid ON public.events USING btree (uid);
 
 CREATE INDEX group_leaders_person_id ON public.group_leaders USING btree (person_id);
+
+CREATE INDEX legacy_ids_kind_key ON public.legacy_ids USING btree (kind, key);
 
 CREATE INDEX memberships_person_id ON public.memberships USING btree (person_id);
 

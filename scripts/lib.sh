@@ -20,14 +20,14 @@ ensure_packages() {
 }
 
 # What building crubatch needs from Debian.
-CRUBATCH_BUILD_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev libxlsxwriter-dev)
+CRUBATCH_BUILD_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev libxlsxwriter-dev libbson-dev)
 # Everything the build, the tests and the demo need from Debian (man-db: the install test reads the pages;
 # python3-openpyxl: the tests write and read .xlsx workbooks with it, an Excel reader independent of ours;
 # python3-networkx: its min-cost flow is the oracle the ride pairing is checked against;
 # chromium: the HTML report is checked in a real browser, headless; openssl: the HTTPS test server's
-# certificate is made at test time).
-CRUBATCH_PACKAGES=("${CRUBATCH_BUILD_PACKAGES[@]}" postgresql python3-aiosmtpd python3-openpyxl python3-networkx time man-db
-                   chromium openssl)
+# certificate is made at test time; python3-bson: the tests write an old Keystone app's dump as mongodump does).
+CRUBATCH_PACKAGES=("${CRUBATCH_BUILD_PACKAGES[@]}" postgresql python3-aiosmtpd python3-openpyxl python3-networkx python3-bson
+                   time man-db chromium openssl)
 
 # Makes sure the Swift toolchain is on PATH.
 ensure_swift() {

@@ -22,6 +22,9 @@ public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     public var hint: String?
     /// The offending cell text, when showing it is safe (never personal data such as phones).
     public var value: String?
+    /// For a row made from a database document rather than read from a line: the document and its
+    /// field (`users/5a1f3a06...:phone`), which locate the problem instead of the file and line.
+    public var document: String?
 
     public init(file: String, sheet: String? = nil, line: Int, column: Int? = nil, field: String? = nil, code: DiagnosticCode,
                 severity: Severity? = nil, message: String, hint: String? = nil, value: String? = nil) {
@@ -52,8 +55,10 @@ public struct Diagnostic: Error, Sendable, Hashable, Encodable {
         return located
     }
 
-    /// `file:line:column`, or `file:Sheet!C14` (`file:Sheet!14` for a whole row) in a workbook.
+    /// `file:line:column`, or `file:Sheet!C14` (`file:Sheet!14` for a whole row) in a workbook, or the
+    /// document and field it was made from.
     public var location: String {
+        if let document { return document }
         guard let sheet else { return "\(file):\(line)" + (column.map { ":\($0)" } ?? "") }
         return "\(file):\(Self.sheetReference(sheet))!\(column.map(Self.columnLetters) ?? "")\(line)"
     }

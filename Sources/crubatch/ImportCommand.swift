@@ -84,7 +84,24 @@ struct InputOptions: ParsableArguments {
                                valueName: "TITLE=COLUMN"))
     var map: [String] = []
 
+    @Option(name: .customLong("from"), parsing: .upToNextOption,
+            help: ArgumentHelp("Migrate the old Keystone app's MongoDB data: a mongodump folder (.bson) or mongoexport files (.json), e.g. --from keystone dump/keystone.",
+                               valueName: "keystone DIR"))
+    var legacy: [String] = []
+
+    /// The dump folder of `--from keystone DIR`.
+    var keystoneDump: String? { legacy.count == 2 ? legacy[1] : nil }
+
     func validate() throws {
+        if !legacy.isEmpty {
+            guard legacy.count == 2, legacy[0] == "keystone" else {
+                throw ValidationError("--from takes keystone and the dump's folder: --from keystone DIR")
+            }
+            if kind != nil || dir != nil || !files.isEmpty || !map.isEmpty {
+                throw ValidationError("--from keystone DIR reads the whole dump; it takes no KIND FILE, --dir, --file or --map")
+            }
+            return
+        }
         if kind != nil && file == nil { throw ValidationError("give the FILE after KIND") }
         if dir == nil && files.isEmpty && kind == nil && sourcesFile == nil {
             throw ValidationError("give KIND and FILE, --dir DIR, --file KIND=FILE or --sources FILE")
@@ -179,6 +196,7 @@ struct ImportCommand: ParsableCommand {
           crubatch import events calendar.ics --ministry cru-calpoly
           crubatch import groups 'https://docs.google.com/spreadsheets/d/ID/edit#gid=0'
           crubatch import --sources sources.csv                 every sheet staff keep, in one transaction
+          crubatch import --from keystone dump/keystone --dry-run   the old app's MongoDB data
 
         Exit codes: 0 loaded (or unchanged); 1 rows rejected or sync refused; 65 unreadable file (a web page where a table was expected, a file over --max-bytes); 66 no such file; 69 database or URL's server unavailable; 75 another import of the kind is running.
         """
@@ -237,6 +255,9 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         try input.refuseSheet(read.sheet)
+        if input.keystoneDump != nil && (sync || move || welcome) {
+            throw ValidationError("--from keystone migrates the whole dump and emails nobody: --sync, --move and --welcome do not apply")
+        }
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
         if let rejects, rejects.lowercased().hasSuffix(".xlsx"), try input.dir != nil || input.namedFiles().count > 1 {
             throw ValidationError("--rejects FILE.xlsx holds one file's rows; for several files give a folder (one KIND.csv each)")
@@ -284,7 +305,10 @@ struct ImportCommand: ParsableCommand {
         options.fetch.force = force
         let console = output.console("import")
         try console.run {
-            try runImport(try input.sources(), options: options, console: console, database: database)
+            if let dump = input.keystoneDump {
+                return try runKeystoneMigration(dump, options: options, console: console, database: database)
+            }
+            return try runImport(try input.sources(), options: options, console: console, database: database)
         }
     }
 }
@@ -325,7 +349,10 @@ struct ValidateCommand: ParsableCommand {
         fetch.apply(to: &options.fetch)
         let console = output.console("validate")
         try console.run {
-            try runImport(try input.sources(), options: options, console: console, database: database)
+            if let dump = input.keystoneDump {
+                return try runKeystoneMigration(dump, options: options, console: console, database: database)
+            }
+            return try runImport(try input.sources(), options: options, console: console, database: database)
         }
     }
 }
@@ -340,6 +367,23 @@ func runImport(_ list: Importer.SourceList, options: ImportOptions, console: Con
                             progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
     let report = try importer.run(list.sources, skipped: list.skipped)
     progress.clear()
+    return finishImport(report, console: console)
+}
+
+/// Migrates the old Keystone app's dump and prints the report as `runImport` does.
+func runKeystoneMigration(_ folder: String, options: ImportOptions, console: Console,
+                          database: DatabaseOptions) throws -> ExitStatus {
+    let connection = try database.connect()
+    let progress = ProgressLine()
+    let migration = KeystoneMigration(connection: connection, options: options,
+                                      progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
+    let report = try migration.run(dump: folder)
+    progress.clear()
+    return finishImport(report, console: console)
+}
+
+/// Prints an import's diagnostics (text output) and its report; its exit status.
+private func finishImport(_ report: ImportReport, console: Console) -> ExitStatus {
     if !console.json {
         for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
     }

@@ -163,19 +163,10 @@ final class CalendarEventTable: TableReader {
     /// hex digits of its SHA-256, so that two UIDs never share a code.
     static func code(forUID uid: String) -> String {
         if let own = ownCode(uid) { return own }
-        var slug = ""
-        for scalar in uid.lowercased().unicodeScalars {
-            let keep = ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "." || scalar == "_"
-            if keep && !(scalar == "." && slug.hasSuffix(".")) {
-                slug.unicodeScalars.append(scalar)
-            } else if !slug.isEmpty && !slug.hasSuffix("-") {
-                slug += "-"
-            }
-        }
         let hasher = SHA256Hasher()
         hasher.update(Array(uid.utf8))
-        let prefix = slug.prefix(CodeRule.maximumLength - 9).drop { !$0.isLetter && !$0.isNumber }
-        return String(prefix.reversed().drop { !$0.isLetter && !$0.isNumber }.reversed()) + (prefix.isEmpty ? "ics-" : "-")
+        let prefix = CodeRule.slug(uid, length: CodeRule.maximumLength - 9)
+        return prefix + (prefix.isEmpty ? "ics-" : "-")
             + hasher.finalizeHex().prefix(8)
     }
 

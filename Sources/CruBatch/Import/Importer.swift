@@ -8,6 +8,9 @@ public struct Importer {
     let connection: PostgresConnection
     let options: ImportOptions
     var progress: ((ImportProgress) -> Void)?
+    /// Runs inside the load's transaction once every file is loaded, with each kind's rejected
+    /// lines, unless a file was unreadable (a migration records its documents' keys here).
+    var finishing: ((_ rejectedLines: [Kind: Set<Int>]) throws -> Void)?
 
     public init(connection: PostgresConnection, options: ImportOptions, progress: ((ImportProgress) -> Void)? = nil) {
         self.connection = connection
@@ -28,18 +31,23 @@ public struct Importer {
         public var columnMap: [String: String]?
         /// Whose events an iCalendar source holds.
         public var eventOwner: EventOwner?
+        /// What diagnostics, the report and the run log call the file when the caller names it (a
+        /// migration's generated file is named after its dump); nil: `displayName` below.
+        private let givenName: String?
 
-        public init(kind: Kind, path: String) {
+        public init(kind: Kind, path: String, displayName: String? = nil) {
             self.kind = kind
             self.path = path
             readPath = path
+            givenName = displayName
         }
 
         /// The URL `path` names, or nil for a file.
         var remote: RemoteLocation? { RemoteLocation(path) }
 
-        /// How diagnostics and the run log name it: the path, or the URL with its password masked.
-        var displayName: String { remote?.displayName ?? path }
+        /// How diagnostics and the run log name it: the name it was given, else the path, or the URL
+        /// with its password masked.
+        public var displayName: String { givenName ?? remote?.displayName ?? path }
     }
 
     /// The files of one load, and what its folder held that is not loaded.
@@ -187,6 +195,9 @@ public struct Importer {
             }
             if !results.contains(where: \.fatal) { report.effects = try LoadEffects.read(on: connection) }
             report.outcome = Self.outcome(of: results, onError: options.onError)
+            if let finishing, results.count == sources.count, !results.contains(where: \.fatal) {
+                try finishing(Dictionary(zip(sources.map(\.kind), results.map(\.rejectedLines))) { $0.union($1) })
+            }
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
             scope.commits = !options.dryRun && !options.validateOnly
                 && (report.outcome == .loaded || report.outcome == .partiallyLoaded)

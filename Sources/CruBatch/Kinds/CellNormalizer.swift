@@ -501,6 +501,23 @@ enum CodeRule {
     static let explanation = "a code is 1-\(maximumLength) lower-case letters a-z, digits, '.', '_' or '-', "
         + "starting with a letter or a digit, without '..'"
 
+    /// `text` made a code: lower case, letters a-z, digits, `.` and `_` kept, each run of anything
+    /// else one `-`, at most `length` long, starting and ending with a letter or a digit (empty
+    /// when it has none).
+    static func slug(_ text: String, length: Int = maximumLength) -> String {
+        var slug = ""
+        for scalar in text.lowercased().unicodeScalars {
+            let keep = ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "." || scalar == "_"
+            if keep && !(scalar == "." && slug.hasSuffix(".")) {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty && !slug.hasSuffix("-") {
+                slug += "-"
+            }
+        }
+        let prefix = slug.prefix(length).drop { !$0.isLetter && !$0.isNumber }
+        return String(prefix.reversed().drop { !$0.isLetter && !$0.isNumber }.reversed())
+    }
+
     static func accepts(_ code: String) -> Bool {
         var copy = code
         return copy.withUTF8 { bytes in

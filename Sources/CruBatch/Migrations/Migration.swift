@@ -19,7 +19,7 @@ public struct Migration: Sendable {
     public static let all: [Migration] = [
         dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog, messageKinds, rides,
         pendingNotifications, rideMessages, leaveAfterSentJoin, joinMessagesPerStatement, seatCheckOnIndex,
-        nightlyFolders, sources, attendance,
+        nightlyFolders, sources, attendance, legacyIDs,
     ]
 }
 
