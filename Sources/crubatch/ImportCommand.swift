@@ -59,6 +59,21 @@ struct EventOwnerOptions: ParsableArguments {
     }
 }
 
+/// How `import` and `validate` read their input and report on it, beyond which files it is.
+struct LoadOptions: ParsableArguments {
+    @OptionGroup var owner: EventOwnerOptions
+    @OptionGroup var read: ReadOptions
+    @OptionGroup var html: ReportOption
+    @OptionGroup var fetch: FetchArguments
+
+    func apply(to options: inout ImportOptions) throws {
+        options.reportPath = html.report
+        owner.apply(to: &options)
+        try read.apply(to: &options)
+        fetch.apply(to: &options.fetch)
+    }
+}
+
 /// Which files a load reads and how their headers map: shared by `import` and `validate`.
 struct InputOptions: ParsableArguments {
     @Argument(help: "The kind of data (\(Kind.acceptedList)).")
@@ -246,15 +261,12 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "For a URL: load it even when it is unchanged since its last import.")
     var force = false
 
-    @OptionGroup var owner: EventOwnerOptions
-    @OptionGroup var read: ReadOptions
-    @OptionGroup var html: ReportOption
-    @OptionGroup var fetch: FetchArguments
+    @OptionGroup var load: LoadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
-        try input.refuseSheet(read.sheet)
+        try input.refuseSheet(load.read.sheet)
         if input.keystoneDump != nil && (sync || move || welcome) {
             throw ValidationError("--from keystone migrates the whole dump and emails nobody: --sync, --move and --welcome do not apply")
         }
@@ -291,7 +303,6 @@ struct ImportCommand: ParsableCommand {
         options.onError = onError.value
         options.maxErrors = maxErrors
         options.rejectsPath = rejects
-        options.reportPath = html.report
         options.blank = blank.value
         options.waitForLock = wait
         options.columnMap = try input.columnMap()
@@ -299,17 +310,10 @@ struct ImportCommand: ParsableCommand {
         if let limit = maxArchive.flatMap(ArchiveLimit.init(argument:)) { options.maxArchive = limit }
         options.move = move
         options.messages = JoinMessages(notify: !noNotify, welcome: welcome)
-        owner.apply(to: &options)
-        try read.apply(to: &options)
-        fetch.apply(to: &options.fetch)
+        try load.apply(to: &options)
         options.fetch.force = force
         let console = output.console("import")
-        try console.run {
-            if let dump = input.keystoneDump {
-                return try runKeystoneMigration(dump, options: options, console: console, database: database)
-            }
-            return try runImport(try input.sources(), options: options, console: console, database: database)
-        }
+        try console.run { try runLoad(input, options: options, console: console, database: database) }
     }
 }
 
@@ -328,39 +332,37 @@ struct ValidateCommand: ParsableCommand {
     )
 
     @OptionGroup var input: InputOptions
-    @OptionGroup var owner: EventOwnerOptions
-    @OptionGroup var read: ReadOptions
-    @OptionGroup var html: ReportOption
-    @OptionGroup var fetch: FetchArguments
+    @OptionGroup var load: LoadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
-        try input.refuseSheet(read.sheet)
+        try input.refuseSheet(load.read.sheet)
     }
 
     func run() throws {
         var options = ImportOptions()
         options.validateOnly = true
-        options.reportPath = html.report
         options.columnMap = try input.columnMap()
-        owner.apply(to: &options)
-        try read.apply(to: &options)
-        fetch.apply(to: &options.fetch)
+        try load.apply(to: &options)
         let console = output.console("validate")
-        try console.run {
-            if let dump = input.keystoneDump {
-                return try runKeystoneMigration(dump, options: options, console: console, database: database)
-            }
-            return try runImport(try input.sources(), options: options, console: console, database: database)
-        }
+        try console.run { try runLoad(input, options: options, console: console, database: database) }
     }
+}
+
+/// Loads (or validates) what the input names, an old app's dump or files, and prints the report.
+private func runLoad(_ input: InputOptions, options: ImportOptions, console: Console,
+                     database: DatabaseOptions) throws -> ExitStatus {
+    if let dump = input.keystoneDump {
+        return try runKeystoneMigration(dump, options: options, console: console, database: database)
+    }
+    return try runImport(try input.sources(), options: options, console: console, database: database)
 }
 
 /// Runs an import or validation and prints its report: diagnostics to stderr, summary to stdout
 /// (or everything as one JSON document).
-func runImport(_ list: Importer.SourceList, options: ImportOptions, console: Console,
-               database: DatabaseOptions) throws -> ExitStatus {
+private func runImport(_ list: Importer.SourceList, options: ImportOptions, console: Console,
+                       database: DatabaseOptions) throws -> ExitStatus {
     let connection = try database.connect()
     let progress = ProgressLine()
     let importer = Importer(connection: connection, options: options,
@@ -371,8 +373,8 @@ func runImport(_ list: Importer.SourceList, options: ImportOptions, console: Con
 }
 
 /// Migrates the old Keystone app's dump and prints the report as `runImport` does.
-func runKeystoneMigration(_ folder: String, options: ImportOptions, console: Console,
-                          database: DatabaseOptions) throws -> ExitStatus {
+private func runKeystoneMigration(_ folder: String, options: ImportOptions, console: Console,
+                                  database: DatabaseOptions) throws -> ExitStatus {
     let connection = try database.connect()
     let progress = ProgressLine()
     let migration = KeystoneMigration(connection: connection, options: options,

@@ -203,28 +203,35 @@ public struct Importer {
                 && (report.outcome == .loaded || report.outcome == .partiallyLoaded)
             if scope.commits { try fetch.record(fetched.records, runIDs: scope.ids) }
         } then: { runIDs in
-            for (index, result) in results.enumerated() {
-                var counts = result.counts
-                if !runIDs.isEmpty {
-                    counts.runID = runIDs[index]
-                    try run.log.finish(runIDs[index], status: Self.runStatus(report.outcome),
-                                       counts: RunLog.Counts(counts), sha256: result.sha256, wrote: report.wrote)
-                }
-                report.files.append(counts)
-                report.diagnostics += result.diagnostics
-            }
-            for id in runIDs.dropFirst(results.count) {
-                try run.log.finish(id, status: "failed", error: "not loaded: an earlier file failed")
-            }
-            if let rejectsPath = options.rejectsPath {
-                report.rejects = try RejectsWriter(options: options)
-                    .write(results: results, sources: sources, to: rejectsPath)
-            }
-            if let reportPath = options.reportPath {
-                try HTMLReport(report, results: results, sources: sources, options: options).write(to: reportPath)
-            }
+            try finish(results, of: sources, runIDs: runIDs, log: run.log, into: &report)
         }
         return report
+    }
+
+    /// Once the load's transaction ended: each file's counts into its run and the report, the runs of
+    /// files never reached marked failed, then the rejects and the HTML report.
+    private func finish(_ results: [KindLoadResult], of sources: [Source], runIDs: [Int], log: RunLog,
+                        into report: inout ImportReport) throws {
+        for (index, result) in results.enumerated() {
+            var counts = result.counts
+            if !runIDs.isEmpty {
+                counts.runID = runIDs[index]
+                try log.finish(runIDs[index], status: Self.runStatus(report.outcome),
+                               counts: RunLog.Counts(counts), sha256: result.sha256, wrote: report.wrote)
+            }
+            report.files.append(counts)
+            report.diagnostics += result.diagnostics
+        }
+        for id in runIDs.dropFirst(results.count) {
+            try log.finish(id, status: "failed", error: "not loaded: an earlier file failed")
+        }
+        if let rejectsPath = options.rejectsPath {
+            report.rejects = try RejectsWriter(options: options)
+                .write(results: results, sources: sources, to: rejectsPath)
+        }
+        if let reportPath = options.reportPath {
+            try HTMLReport(report, results: results, sources: sources, options: options).write(to: reportPath)
+        }
     }
 
     /// An `--map` entry that fed no file of a load that read every file's header.
