@@ -31,13 +31,14 @@ let package = Package(
         // Generic building blocks; none of them knows what a campus or a group is.
         .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
         .target(name: "CSVStream", dependencies: ["CLibCSV", "FileOutput"]),
-        .target(name: "SpreadsheetReader", dependencies: ["CSVStream", "FileOutput", "ZIPFoundation"]),
+        .target(name: "CivilDays"),
+        .target(name: "SpreadsheetReader", dependencies: ["CivilDays", "CSVStream", "FileOutput", "ZIPFoundation"]),
         .target(name: "SpreadsheetWriter", dependencies: ["CLibXLSXWriter"]),
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "HTTPFetch", dependencies: ["CLibCurl", "Credentials"]),
-        .target(name: "ICalendar"),
+        .target(name: "ICalendar", dependencies: ["CivilDays"]),
         .target(name: "MessageTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),
         .target(name: "BSONDocuments", dependencies: ["CLibBSON"]),
 

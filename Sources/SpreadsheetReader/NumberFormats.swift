@@ -1,3 +1,4 @@
+import CivilDays
 import Foundation
 
 /// How a number cell reads as text, decided by its style's number format: the same digits a
@@ -110,36 +111,13 @@ enum DateSystem: Sendable, Equatable {
     private func civilDate(serialDay: Int) -> (year: Int, month: Int, day: Int) {
         switch self {
         case .from1900:
-            return Self.civil(fromUnixDay: Self.unixDay(1899, 12, serialDay >= 61 ? 30 : 31) + serialDay)
+            return CivilDay.date(CivilDay.number(year: 1899, month: 12, day: serialDay >= 61 ? 30 : 31) + serialDay)
         case .from1904:
-            return Self.civil(fromUnixDay: Self.unixDay(1904, 1, 1) + serialDay)
+            return CivilDay.date(CivilDay.number(year: 1904, month: 1, day: 1) + serialDay)
         }
     }
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date.
-    private static func unixDay(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day counted from 1970-01-01.
-    private static func civil(fromUnixDay unixDay: Int) -> (year: Int, month: Int, day: Int) {
-        let z = unixDay + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
 
 private extension Int64 {
