@@ -97,9 +97,10 @@ public final class PostgresConnection {
         guard PQenterPipelineMode(handle) == 1 else { throw failure(.query) }
         var sent: [PostgresQuery] = []
         for query in queries {
-            guard withOptionalCStringArray(query.binds, { values in
+            let queued = withOptionalCStringArray(query.binds) { values in
                 PQsendQueryParams(handle, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
-            }) == 1 else { break }
+            }
+            guard queued == 1 else { break }
             sent.append(query)
         }
         let synced = PQpipelineSync(handle) == 1
