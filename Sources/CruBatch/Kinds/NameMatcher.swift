@@ -58,8 +58,8 @@ struct NameMatcher {
         let rules: [(Entry) -> Bool] = [
             { $0.candidate.code == lower },
             { $0.key == key || $0.codeKey == key },
-            { Self.wordsMatch(words, $0.words[...], anchored: true) },
-            { Self.wordsMatch(words, $0.words[...], anchored: false) },
+            { Self.wordsMatch(words[...], $0.words[...], anchored: true) },
+            { Self.wordsMatch(words[...], $0.words[...], anchored: false) },
         ]
         for rule in rules {
             let matched = entries.filter(rule).map(\.candidate)
@@ -79,19 +79,20 @@ struct NameMatcher {
 
     /// Whether every word of `cell` matches, in order, a word (or a run of words, by their initials)
     /// of `name`; `anchored` makes the first word match the name's first word.
-    private static func wordsMatch(_ cell: [String], _ name: ArraySlice<String>, anchored: Bool) -> Bool {
+    /// Slices all the way down: it runs for every candidate of every cell, so it copies nothing.
+    private static func wordsMatch(_ cell: ArraySlice<String>, _ name: ArraySlice<String>, anchored: Bool) -> Bool {
         guard let word = cell.first else { return true }
-        let rest = Array(cell.dropFirst())
-        let starts = anchored ? Array(name.indices.prefix(1)) : Array(name.indices)
+        let rest = cell.dropFirst()
+        let starts = anchored ? name.indices.prefix(1) : name.indices[...]
+        let letters = word.count
         for start in starts {
-            if name[start] == word || (word.count >= 3 && name[start].hasPrefix(word)),
+            if name[start] == word || (letters >= 3 && name[start].hasPrefix(word)),
                wordsMatch(rest, name[(start + 1)...], anchored: false) {
                 return true
             }
-            let letters = Array(word)
-            if letters.count >= 2, start + letters.count <= name.endIndex,
-               zip(letters, name[start..<(start + letters.count)]).allSatisfy({ $0 == $1.first }),
-               wordsMatch(rest, name[(start + letters.count)...], anchored: false) {
+            if letters >= 2, start + letters <= name.endIndex,
+               zip(word, name[start..<(start + letters)]).allSatisfy({ $0 == $1.first }),
+               wordsMatch(rest, name[(start + letters)...], anchored: false) {
                 return true
             }
         }

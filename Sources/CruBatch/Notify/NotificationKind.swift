@@ -63,7 +63,7 @@ struct NotificationKind: Sendable {
     }
 
     /// The notifications, as `n`, that this crubatch can send: of a kind it knows, whose subject still exists.
-    static var sendable: PostgresQuery {
+    static let sendable: PostgresQuery = {
         let conditions = NotificationSubject.allCases.map { subject -> SQLFragment in
             let kinds = SQLFragment(joining: all.filter { $0.subject == subject }.map { SQLFragment(literal: $0.name) },
                                     separator: ", ")
@@ -71,7 +71,7 @@ struct NotificationKind: Sendable {
         }
         let any: SQLFragment = "(\(SQLFragment(joining: conditions, separator: " or ")))"
         return PostgresQuery(any)
-    }
+    }()
 }
 
 /// Who receives a kind of message.

@@ -234,6 +234,8 @@ struct Placement {
     var membershipsEnded = 0
     /// Each group's position in `groups`.
     var groupIndex: [String: Int] = [:]
+    /// Per ministry, the positions in `groups` of its groups, in order.
+    var groupsOfMinistry: [String: [Int]] = [:]
     /// The current memberships of the run's students (`StudentMemberships`).
     var memberships = StudentMemberships()
     /// Joins decided but not written yet, in file order (`writeJoins`): group codes and emails.
@@ -265,7 +267,10 @@ struct Placement {
             NameMatcher.Candidate(code: $0.code, name: $0.name, scope: campusCodes[$0.campusID])
         })
         groups = try PlaceGroup.inUse(connection: connection)
-        for (position, group) in groups.enumerated() { groupIndex[group.id] = position }
+        for (position, group) in groups.enumerated() {
+            groupIndex[group.id] = position
+            groupsOfMinistry[group.ministryID, default: []].append(position)
+        }
         for row in try connection.query("""
             select gl.group_id, p.first_name || ' ' || p.last_name, p.email, p.phone
             from group_leaders gl join people p on p.id = gl.person_id
@@ -354,7 +359,8 @@ struct Placement {
         }
 
         let ministryNames = chosen.map(\.code).joined(separator: "/")
-        let pool = groups.indices.filter { chosenIDs.contains(groups[$0].ministryID) }
+        // The chosen ministries' groups, in the order of `groups`.
+        let pool = chosenIDs.flatMap { groupsOfMinistry[$0] ?? [] }.sorted()
         let bySex = pool.filter { groups[$0].admits(sex: sex) }
         let byYear = bySex.filter { groups[$0].takes(year: answer.schoolYear) }
         let byTime = byYear.filter { groups[$0].meets(within: availability) }
