@@ -88,52 +88,6 @@ public final class PostgresConnection {
         try query(statement)
     }
 
-    /// Runs several statements in one round trip (libpq's pipeline mode): each as `query` runs it,
-    /// with its own parameters, in order; a COMMIT or BEGIN among them acts as if they were sent one
-    /// by one. Outside a transaction they run as one, as a `script` does. The first that fails is
-    /// thrown; the server skips the ones after it. Returns their results, in order.
-    @discardableResult
-    public func pipeline(_ queries: [PostgresQuery]) throws(PostgresError) -> [QueryResult] {
-        guard PQenterPipelineMode(handle) == 1 else { throw failure(.query) }
-        var sent: [PostgresQuery] = []
-        for query in queries {
-            let queued = withOptionalCStringArray(query.binds) { values in
-                PQsendQueryParams(handle, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
-            }
-            guard queued == 1 else { break }
-            sent.append(query)
-        }
-        let synced = PQpipelineSync(handle) == 1
-        var results: [QueryResult] = []
-        var firstError: PostgresError? = sent.count == queries.count && synced ? nil : failure(.query)
-        for query in sent where synced {
-            // Each statement's result, then a null; a statement after a failed one is only "aborted".
-            while let result = PQgetResult(handle) {
-                guard firstError == nil, PQresultStatus(result) != PGRES_PIPELINE_ABORTED else {
-                    PQclear(result)
-                    continue
-                }
-                do throws(PostgresError) {
-                    results.append(try consume(result, sql: query.sql, keepDraining: false))
-                } catch {
-                    firstError = error
-                }
-            }
-        }
-        endPipeline()
-        if let firstError { throw firstError }
-        return results
-    }
-
-    /// Reads up to the pipeline's sync point and leaves pipeline mode.
-    private func endPipeline() {
-        while PQpipelineStatus(handle) != PQ_PIPELINE_OFF, PQstatus(handle) == CONNECTION_OK {
-            if PQexitPipelineMode(handle) == 1 { return }
-            guard let result = PQgetResult(handle) else { continue }
-            PQclear(result)
-        }
-    }
-
     /// Runs a script of several statements separated by semicolons, without parameters: migrations
     /// and test fixtures. Its text goes to the server as it is, so it must be crubatch's own SQL.
     public func script(_ sql: String) throws(PostgresError) {

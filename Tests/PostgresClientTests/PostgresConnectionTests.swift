@@ -48,34 +48,6 @@ struct PostgresConnectionTests {
         #expect(throws: PostgresError.self) { try row.decode([Int].self, 3) }
     }
 
-    @Test("a pipeline runs its statements in order, each its own, in one round trip")
-    func pipeline() throws {
-        let db = try TestDatabase.connect()
-        let table = uniqueName("pipelined")
-        try db.execute("create temp table \(identifier: table) (id int primary key, note text)")
-        try db.execute("BEGIN")
-        let results = try db.pipeline([
-            "insert into \(identifier: table) values (\(1), \("it's"))", "COMMIT", "BEGIN",
-            "select id, note from \(identifier: table) for update",
-        ])
-        #expect(results.count == 4)
-        #expect(results[0].affectedRows == 1)
-        #expect(results[3].texts == [["1", "it's"]])
-        try db.execute("ROLLBACK")
-        #expect(try db.query("select count(*) from \(identifier: table)").text == "1", "the COMMIT in it committed")
-
-        // The first failure is thrown and the statements after it do not run; outside a transaction the
-        // pipeline is one (as a script is), so the insert before it goes too. The connection stays usable.
-        let error = try postgresError {
-            try db.pipeline(["insert into \(identifier: table) values (\(2), null)",
-                             "insert into \(identifier: table) values (\(1), null)",
-                             "insert into \(identifier: table) values (\(3), null)"])
-        }
-        #expect(error.sqlState == "23505")
-        #expect(try db.query("select string_agg(id::text, ',' order by id) from \(identifier: table)").text == "1")
-        #expect(try db.query("select 1").text == "1")
-    }
-
     @Test("a syntax error carries SQLSTATE 42601 and leaves the connection usable")
     func syntaxError() throws {
         let db = try TestDatabase.connect()

@@ -234,28 +234,15 @@ public final class Notifier {
         return Claim(ids: ids, digest: digest)
     }
 
-    /// Marks the message just sent (`sent`, if any), commits what the messages so far did, so a crash
-    /// re-sends at most the message in flight, and locks again those of `ids` still due: one that
-    /// another `notify` took in between is its to send. The four statements go in one round trip,
-    /// each still its own: the mark is committed before anything else is sent.
-    private func keepClaimed(_ ids: [Int], marking sent: SentMessage?) throws -> Set<Int> {
-        let relock: PostgresQuery = """
-            select n.id from notifications n where n.id = any(\(ids)::bigint[]) and \(due) for update skip locked
-            """
-        let results = try connection.pipeline((sent.map { [markSent($0)] } ?? []) + ["COMMIT", "BEGIN", relock])
+    /// Commits what the messages so far did, so a crash re-sends at most the message in flight, and
+    /// locks again those of `ids` still due: one that another `notify` took in between is its to send.
+    private func keepClaimed(_ ids: [Int]) throws -> Set<Int> {
+        try connection.execute("COMMIT")
         unconfirmed = []
-        return Set(try results[results.count - 1].rows.map { try $0.decode(Int.self, 0) })
-    }
-
-    /// A message the server accepted: its notifications and its Message-ID.
-    private typealias SentMessage = (ids: [Int], messageID: String)
-
-    /// Marks the notifications of a message the server accepted as sent.
-    private func markSent(_ sent: SentMessage) -> PostgresQuery {
-        markQuery(sent.ids, """
-            status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, \
-            message_id = \(sent.messageID)
-            """)
+        try connection.execute("BEGIN")
+        return Set(try connection.query("""
+            select n.id from notifications n where n.id = any(\(ids)::bigint[]) and \(due) for update skip locked
+            """).rows.map { try $0.decode(Int.self, 0) })
     }
 
     /// The claimed notifications' notices, subject by subject; those whose subject is gone are
@@ -292,13 +279,9 @@ public final class Notifier {
              [$0.id])
         }
         var held = Set(claim.ids)
-        // The message just sent, marked with the commit before the next one (`keepClaimed`) or after
-        // the last.
-        var sent: SentMessage?
         for (index, (message, ids)) in messages.enumerated() {
             if index > 0 && !options.preview {
-                held = try keepClaimed(messages[index...].flatMap(\.1), marking: sent)
-                sent = nil
+                held = try keepClaimed(messages[index...].flatMap(\.1))
             }
             guard ids.allSatisfy(held.contains) else { continue }
             do throws(MailError) {
@@ -316,11 +299,13 @@ public final class Notifier {
                 continue
             }
             unconfirmed.append((ids, message.messageID))
-            sent = (ids, message.messageID)
+            try mark(ids, """
+                status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, \
+                message_id = \(message.messageID)
+                """)
             summary.sent += ids.count
             summary.emails += 1
         }
-        if let sent { try connection.execute(markSent(sent)) }
     }
 
     /// Counts an attempt on the notifications of a failed message when the server judged it: it
@@ -366,11 +351,7 @@ public final class Notifier {
     }
 
     private func mark(_ ids: [Int], _ assignments: PostgresQuery) throws {
-        try connection.query(markQuery(ids, assignments))
-    }
-
-    private func markQuery(_ ids: [Int], _ assignments: PostgresQuery) -> PostgresQuery {
-        "update notifications set \(assignments) where id = any(\(ids)::bigint[])"
+        try connection.query("update notifications set \(assignments) where id = any(\(ids)::bigint[])")
     }
 }
 
