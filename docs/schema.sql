@@ -146,13 +146,6 @@ begin
     return new;
 end $$;
 
-CREATE FUNCTION public.given_name_key(name text) RETURNS text
-    LANGUAGE sql STABLE PARALLEL SAFE
-    AS $$
-    select coalesce((select v.given_name from given_name_variants v where v.variant = person_name_key(name)),
-                    person_name_key(name))
-$$;
-
 CREATE FUNCTION public.is_valid_code(code text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     AS $_$
@@ -170,8 +163,8 @@ end $$;
 CREATE FUNCTION public.name_deletions(name text) RETURNS SETOF text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    select left(name, i - 1) || substr(name, i + 1) from generate_series(1, length(name)) i where length(name) >= 5
-    union all select name where length(name) >= 5
+    select case when i = 0 then name else left(name, i - 1) || substr(name, i + 1) end
+    from generate_series(0, length(name)) i where length(name) >= 5
 $$;
 
 CREATE FUNCTION public.notification_initial_status() RETURNS text

@@ -35,9 +35,14 @@ extension DatabaseChecks {
             select p.id, p.email, p.first_name, p.last_name, p.phone, p.sex, c.code as campus
             from people p left join campuses c on c.id = p.campus_id where p.forgotten_at is null
             """
+        let names = PersonMatch.comparesNames(minimumScore: PersonMatch.defaultMinimumScore)
+        for statement in PersonMatch.keyTables(left: staged, right: known, names: names) {
+            try connection.execute(PostgresQuery(statement))
+        }
+        defer { try? connection.execute(PostgresQuery(PersonMatch.dropTables)) }
         let rows = try connection.query("""
             select distinct on (m.a_id) m.a_id, p.email, p.first_name || ' ' || p.last_name, m.score, m.reasons
-            from (\(unescaped: PersonMatch.scoredPairs(left: staged, right: known))) m join people p on p.id = m.b_id
+            from (\(unescaped: PersonMatch.scoredPairs(sameSide: false, names: names))) m join people p on p.id = m.b_id
             where m.score >= \(PersonMatch.defaultMinimumScore)
             order by m.a_id, m.score desc, p.email
             """).rows

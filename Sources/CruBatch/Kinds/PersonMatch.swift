@@ -3,9 +3,11 @@ import PostgresClient
 /// How two people are found to be probably one (docs/ARCHITECTURE.md, "Duplicate people"), in SQL
 /// over migration 21's keys. Pairs are only ever compared when they share a key (blocking): the
 /// same phone, the same canonical email (case, Gmail's dots and `+tags`, googlemail.com), the same
-/// given name (nicknames: `given_name_variants`) and last name with accents and case ignored, the
-/// names swapped, or one of the names one letter apart (`name_deletions`: two names one edit apart
-/// share a name with one letter deleted). Each pair is then scored from its evidence.
+/// email handle; and, when the minimum score is low enough for a name alone to reach it
+/// (`nameOnlyMaximum`), the same given name (nicknames: `given_name_variants`) and last name with
+/// accents and case ignored, the names swapped, or one of the names one letter apart
+/// (`name_deletions`: two names one edit apart share a name with one letter deleted). Each pair is
+/// then scored from its evidence.
 ///
 /// The score (0-100): a name match counts 50 (same), 45 (nickname, swapped) or 40 (one-letter typo
 /// in a name of 6 letters or more); with a name match the same phone adds 40 and the same email
@@ -17,40 +19,73 @@ public enum PersonMatch {
     /// The score from which `people duplicates` lists a pair and an import warns.
     public static let defaultMinimumScore = 70
 
+    /// The most a pair can score that shares no phone, email or email handle: a name match alone.
+    /// Above it, only pairs sharing one of those need comparing.
+    public static let nameOnlyMaximum = 50
+
+    /// Whether pairs found by their names alone can reach `minimumScore`.
+    static func comparesNames(minimumScore: Int) -> Bool { minimumScore <= nameOnlyMaximum }
+
     /// SQL: the match keys of `rows`, a query giving `id, email, first_name, last_name, phone, sex,
     /// campus` (a campus's code).
     static func keys(of rows: SQLFragment) -> SQLFragment {
         """
         select r.id, r.email, r.first_name, r.last_name, r.phone, r.sex, r.campus, split_part(r.email, '@', 2) as domain,
-               person_name_key(r.first_name) as f, person_name_key(r.last_name) as l,
-               given_name_key(r.first_name) as fc, email_canonical(r.email) as ec, email_handle(r.email) as eh
-        from (\(rows)) r
+               n.f, n.l, coalesce(v.given_name, n.f) as fc, email_canonical(r.email) as ec, email_handle(r.email) as eh
+        from (\(rows)) r cross join lateral (select person_name_key(r.first_name) as f, person_name_key(r.last_name) as l) n
+        left join given_name_variants v on v.variant = n.f
         """
     }
 
-    /// SQL: a `with` query giving `a_id, b_id, score, reasons` for every pair of a row of `left` and a
-    /// row of `right` (queries as `keys(of:)` takes) that share a key; with `right` nil, the pairs
-    /// within `left`, each once (`a_id < b_id`).
-    static func scoredPairs(left: SQLFragment, right: SQLFragment?) -> SQLFragment {
-        let order: SQLFragment = right == nil ? "and a.id < b.id" : ""
-        let rightKeys: SQLFragment = right.map(keys(of:)) ?? "select * from a_keys"
+    /// The statements that build the tables `scoredPairs` reads: the keys of `left` and, unless nil, of
+    /// `right` (queries as `keys(of:)` takes), and the names of each with one letter deleted. Temporary
+    /// tables rather than a `with` query, analysed, so the planner knows their sizes (it joins 100,000
+    /// people by hash instead of comparing every pair). `dropTables` removes them.
+    static func keyTables(left: SQLFragment, right: SQLFragment?, names: Bool) -> [SQLFragment] {
+        let sides: [(SQLFragment, SQLFragment, SQLFragment, SQLFragment)] =
+            [("person_match_a", "person_match_a_first", "person_match_a_last", left)]
+            + (right.map { [("person_match_b", "person_match_b_first", "person_match_b_last", $0)] } ?? [])
+        return [dropTables] + sides.flatMap { keys, first, last, rows -> [SQLFragment] in
+            names ? ["create temp table \(keys) as \(self.keys(of: rows))",
+                     "create temp table \(first) as select k.id, k.l, k.f, d from \(keys) k, name_deletions(k.f) d",
+                     "create temp table \(last) as select k.id, k.fc, k.l, d from \(keys) k, name_deletions(k.l) d",
+                     "analyze \(keys), \(first), \(last)"]
+                : ["create temp table \(keys) as \(self.keys(of: rows))", "analyze \(keys)"]
+        }
+    }
+
+    /// Drops the tables of `keyTables`.
+    static let dropTables: SQLFragment = """
+        drop table if exists person_match_a, person_match_a_first, person_match_a_last,
+                             person_match_b, person_match_b_first, person_match_b_last
+        """
+
+    /// SQL, once `keyTables` built the tables: `a_id, b_id, score, reasons` for every pair of a row
+    /// of the left and one of the right that share a key (a name key too when `names`, as
+    /// `keyTables` was told); with one side (`sameSide`), the pairs within it, each once (`a_id < b_id`).
+    static func scoredPairs(sameSide: Bool, names: Bool) -> SQLFragment {
+        let order: SQLFragment = sameSide ? "and a.id < b.id" : ""
+        let (keys, first, last): (SQLFragment, SQLFragment, SQLFragment) = sameSide
+            ? ("person_match_a", "person_match_a_first", "person_match_a_last")
+            : ("person_match_b", "person_match_b_first", "person_match_b_last")
+        // Names equal on both sides are the first name block's; the typo blocks leave them out.
+        let byName: SQLFragment = names ? """
+            union select a.id, b.id from person_match_a a join \(keys) b on b.fc = a.fc and b.l = a.l and a.l <> '' \(order)
+            union select a.id, b.id from person_match_a a join \(keys) b on b.f = a.l and b.l = a.f and a.f <> '' \(order)
+            union select a.id, b.id from person_match_a_first a join \(first) b
+                on b.l = a.l and b.d = a.d and b.f <> a.f \(order)
+            union select a.id, b.id from person_match_a_last a join \(last) b
+                on b.fc = a.fc and b.d = a.d and b.l <> a.l \(order)
+            """ : ""
         return """
-        with a_keys as materialized (\(keys(of: left))),
-        b_keys as materialized (\(rightKeys)),
-        a_first as materialized (select k.id, k.l, d from a_keys k, name_deletions(k.f) d),
-        b_first as materialized (select k.id, k.l, d from b_keys k, name_deletions(k.f) d),
-        a_last as materialized (select k.id, k.fc, d from a_keys k, name_deletions(k.l) d),
-        b_last as materialized (select k.id, k.fc, d from b_keys k, name_deletions(k.l) d),
-        candidates as (
-            select a.id as a_id, b.id as b_id from a_keys a join b_keys b on b.phone = a.phone \(order)
-            union select a.id, b.id from a_keys a join b_keys b on b.ec = a.ec \(order)
-            union select a.id, b.id from a_keys a join b_keys b on b.fc = a.fc and b.l = a.l and a.l <> '' \(order)
-            union select a.id, b.id from a_keys a join b_keys b on b.f = a.l and b.l = a.f and a.f <> '' \(order)
-            union select a.id, b.id from a_first a join b_first b on b.l = a.l and b.d = a.d \(order)
-            union select a.id, b.id from a_last a join b_last b on b.fc = a.fc and b.d = a.d \(order)
+        with candidates as (
+            select a.id as a_id, b.id as b_id from person_match_a a join \(keys) b on b.phone = a.phone \(order)
+            union select a.id, b.id from person_match_a a join \(keys) b on b.ec = a.ec \(order)
+            union select a.id, b.id from person_match_a a join \(keys) b on b.eh = a.eh and a.eh <> '' \(order)
+            \(byName)
         )
         select c.a_id, c.b_id, e.score, e.reasons
-        from candidates c join a_keys a on a.id = c.a_id join b_keys b on b.id = c.b_id
+        from candidates c join person_match_a a on a.id = c.a_id join \(keys) b on b.id = c.b_id
         cross join lateral (\(evidence)) e
         """
     }

@@ -5,9 +5,9 @@ extension Migration {
     ///   names with and without accents.
     /// - `given_name_variants`: common English and Spanish given names and the name each is a form of
     ///   (Liz and Beth are Elizabeth, Pepe is José), keyed as `person_name_key` writes names.
-    /// - `person_name_key`, `email_canonical`, `email_handle`, `given_name_key`, `name_deletions`: the
-    ///   keys that `people duplicates` and the import's `possible-duplicate` check join people on, so
-    ///   no pair is compared unless it shares one.
+    /// - `person_name_key`, `email_canonical`, `email_handle`, `name_deletions` (a name, and the name with
+    ///   each letter deleted, for names of 5 letters or more): the keys that `people duplicates` and the
+    ///   import's `possible-duplicate` check join people on, so no pair is compared unless it shares one.
     /// - `person_aliases`: an email that once was another person's, merged into this one by `people
     ///   merge`; an import of a row with that email updates the person. Logged for `undo`; `forget`
     ///   deletes the person's aliases.
@@ -31,19 +31,14 @@ extension Migration {
     $$;
 
     create function name_deletions(name text) returns setof text language sql immutable parallel safe as $$
-        select left(name, i - 1) || substr(name, i + 1) from generate_series(1, length(name)) i where length(name) >= 5
-        union all select name where length(name) >= 5
+        select case when i = 0 then name else left(name, i - 1) || substr(name, i + 1) end
+        from generate_series(0, length(name)) i where length(name) >= 5
     $$;
 
     create table given_name_variants (
         variant text primary key check (variant = person_name_key(variant) and variant <> ''),
         given_name text not null check (given_name = person_name_key(given_name) and given_name <> '')
     );
-
-    create function given_name_key(name text) returns text language sql stable parallel safe as $$
-        select coalesce((select v.given_name from given_name_variants v where v.variant = person_name_key(name)),
-                        person_name_key(name))
-    $$;
 
     insert into given_name_variants (variant, given_name) values
         ('liz', 'elizabeth'), ('lizzy', 'elizabeth'), ('beth', 'elizabeth'), ('betsy', 'elizabeth'),

@@ -33,10 +33,17 @@ public struct DuplicatePeople {
             select p.id, p.email, p.first_name, p.last_name, p.phone, p.sex, c.code as campus
             from people p left join campuses c on c.id = p.campus_id where p.forgotten_at is null
             """
+        let names = PersonMatch.comparesNames(minimumScore: minimumScore)
+        // Sorting and hashing every candidate pair stays in memory.
+        try connection.execute("set work_mem = '128MB'")
+        for statement in PersonMatch.keyTables(left: people, right: nil, names: names) {
+            try connection.execute(PostgresQuery(statement))
+        }
+        defer { try? connection.execute(PostgresQuery(PersonMatch.dropTables)) }
         let rows = try connection.query("""
             select k.email, k.first_name || ' ' || k.last_name, d.email, d.first_name || ' ' || d.last_name,
                    p.score, p.reasons
-            from (\(unescaped: PersonMatch.scoredPairs(left: people, right: nil))) p
+            from (\(unescaped: PersonMatch.scoredPairs(sameSide: true, names: names))) p
             join people k on k.id = p.a_id join people d on d.id = p.b_id
             where p.score >= \(minimumScore)
             order by p.score desc, k.email, d.email

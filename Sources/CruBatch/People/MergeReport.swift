@@ -23,9 +23,11 @@ public struct MergeReport: Sendable, CommandReport {
 
         /// `merged beth@x.edu into liz@y.edu: 2 memberships, 1 ministry, ...`.
         var text: String {
-            let counts = [(memberships, "membership"), (ministries, "ministry"), (leading, "group or team led"),
-                          (rides, "ride offer or request"), (attendance, "check-in"), (notifications, "notification")]
-                .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            let counts = [(memberships, "membership", "memberships"), (ministries, "ministry", "ministries"),
+                          (leading, "group or team led", "groups or teams led"),
+                          (rides, "ride offer or request", "ride offers or requests"), (attendance, "check-in", "check-ins"),
+                          (notifications, "notification", "notifications")]
+                .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
             return "merged \(drop) into \(keep): " + (counts.isEmpty ? "nothing to move" : counts.joined(separator: ", "))
                 + (filled.isEmpty ? "" : "; filled \(filled.joined(separator: ", "))")
                 + "; \(drop) is now an alias of \(keep)"
