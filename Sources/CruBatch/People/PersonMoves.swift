@@ -42,13 +42,13 @@ struct PersonMoves {
 
     /// Moves DROP's ministries after KEEP's own, in their order.
     func ministries() throws -> Int {
-        try moveRows(of: "person_ministries", person: "person_id", sameAs: "ministry_id", ordered: true)
+        try moveListRows(of: "person_ministries", person: "person_id", sameAs: "ministry_id", ordered: true)
     }
 
     /// Makes KEEP the leader of the groups and teams DROP leads, in the same place in their lists.
     func leading() throws -> Int {
-        try moveRows(of: "group_leaders", person: "person_id", sameAs: "group_id")
-            + moveRows(of: "team_leaders", person: "person_id", sameAs: "team_id")
+        try moveListRows(of: "group_leaders", person: "person_id", sameAs: "group_id")
+            + moveListRows(of: "team_leaders", person: "person_id", sameAs: "team_id")
     }
 
     /// Moves DROP's ride offers and requests (with their pairings).
@@ -94,22 +94,37 @@ struct PersonMoves {
         try connection.query("insert into person_aliases (person_id, email) select \(keep), email from people where id = \(drop)")
     }
 
-    /// Moves DROP's rows of `table` (its person in `person`) to KEEP, but deletes those of the same
-    /// `sameAs` as a row of KEEP's; with `ordered`, the moved rows' `position` comes after KEEP's.
-    /// Returns how many rows DROP had.
-    private func moveRows(of table: String, person: String, sameAs: String, ordered: Bool = false) throws -> Int {
-        let deleted = try connection.query("""
+    /// Deletes DROP's rows of `table` (its person in `person`) of the same `sameAs` as a row of KEEP's;
+    /// returns how many.
+    private func dropShared(of table: String, person: String, sameAs: String) throws -> Int {
+        try connection.query("""
             delete from \(identifier: table) d using \(identifier: table) k
             where d.\(identifier: person) = \(drop) and k.\(identifier: person) = \(keep)
             and k.\(identifier: sameAs) = d.\(identifier: sameAs)
             """).affectedRows
-        let moved = try connection.query(ordered ? """
-            update \(identifier: table) set \(identifier: person) = \(keep), position = position
-                + (select coalesce(max(position) + 1, 0) from \(identifier: table) where \(identifier: person) = \(keep))
-            where \(identifier: person) = \(drop)
-            """ : """
+    }
+
+    /// Moves DROP's rows of `table`, keyed by their id, to KEEP, but deletes those of the same `sameAs`
+    /// as a row of KEEP's. Returns how many rows DROP had.
+    private func moveRows(of table: String, person: String, sameAs: String) throws -> Int {
+        try dropShared(of: table, person: person, sameAs: sameAs) + connection.query("""
             update \(identifier: table) set \(identifier: person) = \(keep) where \(identifier: person) = \(drop)
             """).affectedRows
-        return deleted + moved
+    }
+
+    /// Moves DROP's rows of a list `table` whose key holds the person to KEEP: deleted and inserted
+    /// again, since the change log pairs an update's images by key; those of the same `sameAs` as a row
+    /// of KEEP's are only deleted. With `ordered`, the moved rows' `position` comes after KEEP's.
+    /// Returns how many rows DROP had.
+    private func moveListRows(of table: String, person: String, sameAs: String, ordered: Bool = false) throws -> Int {
+        return try dropShared(of: table, person: person, sameAs: sameAs) + connection.query("""
+            with moved as (delete from \(identifier: table) where \(identifier: person) = \(drop) returning *)
+            insert into \(identifier: table)
+            select (jsonb_populate_record(null::\(identifier: table), to_jsonb(m)
+                    || jsonb_build_object(\(person)::text, \(keep)::bigint, 'position', m.position + case when \(ordered)::boolean
+                       then (select coalesce(max(position) + 1, 0) from \(identifier: table) where \(identifier: person) = \(keep))
+                       else 0 end))).*
+            from moved m
+            """).affectedRows
     }
 }
