@@ -12,9 +12,9 @@ import PostgresClient
 /// The score (0-100): a name match counts 50 (same), 45 (nickname, swapped) or 40 (one-letter typo
 /// in a name of 6 letters or more); with a name match the same phone adds 40 and the same email
 /// handle at another domain (its letters: `maria.g+cru@x.edu` and `mariag7@y.com`; a school gives
-/// `mgarcia` and `mgarcia2` to two people) 30; the same phone alone is 30 (siblings share one); a canonical email in
-/// common is at least 90, 100 with a name match; a different sex (both given) takes 50 away, two
-/// different phones 20 and two different campuses 20.
+/// `mgarcia` and `mgarcia2` to two people) 30; the same phone alone is 30 (siblings share one); a
+/// canonical email in common is at least 90, 100 with a name match; a different sex (both given)
+/// takes 50 away, two different phones 20 and two different campuses 20.
 public enum PersonMatch {
     /// The score from which `people duplicates` lists a pair and an import warns.
     public static let defaultMinimumScore = 70
