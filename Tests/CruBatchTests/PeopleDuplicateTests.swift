@@ -210,6 +210,21 @@ struct PeopleMergeTests {
         #expect(load.status == 0, "\(load.stderr)")
         #expect(try database.count("select count(*) from people") == people)
         #expect(try database.count("select school_year::int from people where email = \(keep)") == 4)
+        // A file naming the dropped email as a group's member names the person kept.
+        let group = try #require(try connection.query("""
+            select g.code from community_groups g where g.archived_at is null and g.sex = 'mixed' and g.audience = 'mixed'
+            and coalesce(g.capacity, 1000) > (select count(*) from memberships x where x.group_id = g.id)
+            and not exists (select 1 from memberships m join people p on p.id = m.person_id
+                            where m.group_id = g.id and p.email = \(keep))
+            order by g.code limit 1
+            """).text)
+        let joins = try scratch.writeFile("more.csv", "group,email,status\n\(group),\(drop),active\n")
+        let join = try database.run(["import", "memberships", joins])
+        #expect(join.status == 0, "\(join.stderr)")
+        #expect(try database.count("""
+            select count(*) from memberships m join people p on p.id = m.person_id join community_groups g on g.id = m.group_id
+            where p.email = \(keep) and g.code = \(group)
+            """) == 1)
     }
 
     @Test("undo of a merge puts both people back: export students byte for byte, every row of the tables it touched")

@@ -32,7 +32,7 @@ struct DatabaseChecks {
             if names.allResolved && reference.condition == "true" { allResolved.insert(column.name) }
         }
         if let walkIns = spec.walkIns { found += try identifyWalkIns(walkIns) }
-        if holdsPeople && isPresent("email") { try followAliases() }
+        try followAliases()
         found += try duplicates()
         if holdsPeople && isPresent("first_name") && isPresent("last_name") { found += try possibleDuplicates() }
         for (column, reference) in spec.references where isPresent(column.name) && !allResolved.contains(column.name) {

@@ -1,20 +1,32 @@
 import CSVStream
 import PostgresClient
 
-/// The checks of a file of people (students, leaders): an email that `people merge` kept as an alias
-/// is read as the email of the person it now belongs to, and a new person who is probably someone
-/// already known (`PersonMatch`) is a `possible-duplicate`, a warning naming the other person's email
-/// and why, or with `--on-duplicate reject` an error for that row.
+/// The checks about people: an email that `people merge` kept as an alias is read as the email of the
+/// person it now belongs to (a people row's own email, or a cell naming a person: a membership's
+/// student, a ride's driver), and in a file of people (students, leaders) a new person who is
+/// probably someone already known (`PersonMatch`) is a `possible-duplicate`, a warning naming the
+/// other person's email and why, or with `--on-duplicate reject` an error for that row.
 extension DatabaseChecks {
     /// Whether the kind's rows are people, keyed by email.
     var holdsPeople: Bool { spec.table == PersonalColumns.people && spec.keyColumns == ["email"] }
 
-    /// Rewrites each staged email that is an alias to the email of its person, so the row updates them.
+    /// The staged columns present in the file that name a person by email: a people row's own, and
+    /// each single reference to a person.
+    var personEmailColumns: [String] {
+        ((holdsPeople ? ["email"] : []) + spec.references.filter {
+            $0.reference.table == PersonalColumns.people && $0.column.list == nil
+        }.map(\.column.name)).filter(isPresent)
+    }
+
+    /// Rewrites each staged email that is an alias to the email of its person, so the row updates them
+    /// (or names them).
     func followAliases() throws {
-        try connection.query("""
-            update stage s set email = p.email from person_aliases a join people p on p.id = a.person_id
-            where s.email = a.email
-            """)
+        for column in personEmailColumns {
+            try connection.query("""
+                update stage s set \(identifier: column) = p.email from person_aliases a join people p on p.id = a.person_id
+                where lower(s.\(identifier: column)) = a.email
+                """)
+        }
     }
 
     /// A `possible-duplicate` per staged row that adds a person who probably is someone already in
