@@ -1,3 +1,7 @@
+CREATE EXTENSION IF NOT EXISTS fuzzystrmatch WITH SCHEMA public;
+
+CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
+
 CREATE FUNCTION public.cancel_member_joined() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -78,6 +82,21 @@ CREATE FUNCTION public.csv_safe(value text) RETURNS text
     select case when value ~ '^[-=+@\t\r]' then '''' || value else value end
 $$;
 
+CREATE FUNCTION public.email_canonical(email text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select case when split_part(e, '@', 2) in ('gmail.com', 'googlemail.com')
+                then replace(split_part(split_part(e, '@', 1), '+', 1), '.', '') || '@gmail.com'
+                else split_part(split_part(e, '@', 1), '+', 1) || '@' || split_part(e, '@', 2) end
+    from lower(email) e
+$$;
+
+CREATE FUNCTION public.email_handle(email text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select regexp_replace(split_part(split_part(lower(email), '@', 1), '+', 1), '[^a-z]', '', 'g')
+$$;
+
 CREATE FUNCTION public.end_ride_pairings_of_offer() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -141,6 +160,13 @@ begin
     return new;
 end $$;
 
+CREATE FUNCTION public.name_deletions(name text) RETURNS SETOF text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select case when i = 0 then name else left(name, i - 1) || substr(name, i + 1) end
+    from generate_series(0, length(name)) i where length(name) >= 5
+$$;
+
 CREATE FUNCTION public.notification_initial_status() RETURNS text
     LANGUAGE sql STABLE
     AS $$
@@ -177,6 +203,12 @@ begin
     end if;
     return null;
 end $$;
+
+CREATE FUNCTION public.person_name_key(name text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select regexp_replace(lower(public.unaccent('public.unaccent'::regdictionary, coalesce(name, ''))), '[^a-z]', '', 'g')
+$$;
 
 CREATE FUNCTION public.queue_join_notifications() RETURNS trigger
     LANGUAGE plpgsql
@@ -553,6 +585,13 @@ ALTER TABLE public.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE public.given_name_variants (
+    variant text NOT NULL,
+    given_name text NOT NULL,
+    CONSTRAINT given_name_variants_given_name_check CHECK (((given_name = public.person_name_key(given_name)) AND (given_name <> ''::text))),
+    CONSTRAINT given_name_variants_variant_check CHECK (((variant = public.person_name_key(variant)) AND (variant <> ''::text)))
+);
+
 CREATE TABLE public.group_leaders (
     group_id bigint NOT NULL,
     person_id bigint NOT NULL,
@@ -753,6 +792,24 @@ CREATE TABLE public.people (
 
 ALTER TABLE public.people ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME public.people_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.person_aliases (
+    id bigint NOT NULL,
+    person_id bigint NOT NULL,
+    email text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT person_aliases_email_check CHECK (((email <> ''::text) AND (email = lower(email))))
+);
+
+ALTER TABLE public.person_aliases ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.person_aliases_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -1036,6 +1093,9 @@ ALTER TABLE ONLY public.events
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.given_name_variants
+    ADD CONSTRAINT given_name_variants_pkey PRIMARY KEY (variant);
+
 ALTER TABLE ONLY public.group_leaders
     ADD CONSTRAINT group_leaders_pkey PRIMARY KEY (group_id, person_id);
 
@@ -1077,6 +1137,12 @@ ALTER TABLE ONLY public.notifications
 
 ALTER TABLE ONLY public.people
     ADD CONSTRAINT people_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.person_aliases
+    ADD CONSTRAINT person_aliases_email_key UNIQUE (email);
+
+ALTER TABLE ONLY public.person_aliases
+    ADD CONSTRAINT person_aliases_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.person_ministries
     ADD CONSTRAINT person_ministries_pkey PRIMARY KEY (person_id, ministry_id);
@@ -1163,6 +1229,8 @@ CREATE INDEX notifications_ride_pairing_id ON public.notifications USING btree (
 CREATE INDEX people_campus_id ON public.people USING btree (campus_id);
 
 CREATE UNIQUE INDEX people_email ON public.people USING btree (lower(email));
+
+CREATE INDEX person_aliases_person_id ON public.person_aliases USING btree (person_id);
 
 CREATE INDEX person_ministries_ministry_id ON public.person_ministries USING btree (ministry_id);
 
@@ -1269,6 +1337,14 @@ CREATE TRIGGER people_record_run_insert AFTER INSERT ON public.people REFERENCIN
 CREATE TRIGGER people_record_run_update AFTER UPDATE ON public.people REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
 
 CREATE TRIGGER people_touch_updated_at BEFORE UPDATE ON public.people FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER person_aliases_record_run_delete AFTER DELETE ON public.person_aliases REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
+
+CREATE TRIGGER person_aliases_record_run_insert AFTER INSERT ON public.person_aliases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_insert();
+
+CREATE TRIGGER person_aliases_record_run_update AFTER UPDATE ON public.person_aliases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_update();
+
+CREATE TRIGGER person_aliases_touch_updated_at BEFORE UPDATE ON public.person_aliases FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 
 CREATE TRIGGER person_ministries_record_run_delete AFTER DELETE ON public.person_ministries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
 
@@ -1405,6 +1481,9 @@ ALTER TABLE ONLY public.notifications
 
 ALTER TABLE ONLY public.people
     ADD CONSTRAINT people_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.person_aliases
+    ADD CONSTRAINT person_aliases_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.person_ministries
     ADD CONSTRAINT person_ministries_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE CASCADE;

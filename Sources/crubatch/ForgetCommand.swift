@@ -6,7 +6,7 @@ struct ForgetCommand: ParsableCommand {
         commandName: "forget",
         abstract: "Erase one person's personal data (a request to be forgotten).",
         discussion: """
-        In the database: their name, email and phone are replaced by placeholders (sex and school year cleared), their memberships end, their ride offers and requests are cancelled, notifications about them or to them are deleted, and the copies of their data in earlier runs' change images are scrubbed. The request is recorded as a run (who, when) without the data. It cannot be undone.
+        In the database: their name, email and phone are replaced by placeholders (sex and school year cleared), their memberships end, their ride offers and requests are cancelled, notifications about them or to them are deleted, their email aliases (from people merge) are deleted, and the copies of their data in earlier runs' change images are scrubbed. The request is recorded as a run (who, when) without the data. It cannot be undone.
 
         In the kept nightly exports: every dated folder of --exports DIR (by default the folder the last nightly run wrote into), and so latest, loses the rows that hold the person (by their email in any case, their name or their phone as the database held them): CSV rosters, data and rides files are rewritten atomically, a roster workbook that holds them is removed (the next nightly writes it again), and each folder's manifest.json gets the new rows and SHA-256. Calendars hold no people. Symbolic links in the folder are not followed. The report lists every file rewritten or removed.
 

@@ -234,6 +234,10 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "keep: a blank cell leaves the stored value alone; clear: a blank cell erases it.")
     var blank: BlankChoice = .keep
 
+    @Option(name: .customLong("on-duplicate"),
+            help: "Students and leaders: warn (a new person who is probably someone known is a possible-duplicate warning) or reject (an error for that row).")
+    var onDuplicate: OnDuplicateChoice = .warn
+
     @Flag(help: "Wait for another import of the same kind to finish instead of exiting 75.")
     var wait = false
 
@@ -304,6 +308,7 @@ struct ImportCommand: ParsableCommand {
         options.maxErrors = maxErrors
         options.rejectsPath = rejects
         options.blank = blank.value
+        options.onDuplicate = onDuplicate == .warn ? .warning : .error
         options.waitForLock = wait
         options.columnMap = try input.columnMap()
         if sync { options.sync = scope.flatMap(SyncScope.init(argument:)) ?? .everything }
@@ -399,6 +404,10 @@ extension DateOrder: ExpressibleByArgument {}
 enum OnErrorChoice: String, ExpressibleByArgument, CaseIterable {
     case abort, skip
     var value: ImportOptions.OnError { self == .abort ? .abort : .skip }
+}
+
+enum OnDuplicateChoice: String, ExpressibleByArgument, CaseIterable {
+    case warn, reject
 }
 
 enum BlankChoice: String, ExpressibleByArgument, CaseIterable {

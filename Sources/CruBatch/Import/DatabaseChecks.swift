@@ -15,6 +15,8 @@ struct DatabaseChecks {
     let locksGroups: Bool
     /// Whether a blank cell of an existing row keeps its stored value (then no default is applied).
     let blank: ImportOptions.Blank
+    /// What a new person who probably is someone known already is (`--on-duplicate`).
+    var onDuplicate: Diagnostic.Severity = .warning
 
     /// Every problem found (errors and warnings); `rejectedLines` are the rows whose cells already
     /// failed, which take no seat in a group.
@@ -30,7 +32,9 @@ struct DatabaseChecks {
             if names.allResolved && reference.condition == "true" { allResolved.insert(column.name) }
         }
         if let walkIns = spec.walkIns { found += try identifyWalkIns(walkIns) }
+        try followAliases()
         found += try duplicates()
+        if holdsPeople && isPresent("first_name") && isPresent("last_name") { found += try possibleDuplicates() }
         for (column, reference) in spec.references where isPresent(column.name) && !allResolved.contains(column.name) {
             found += try reference.addsPeople ? unnamedNewPeople(column, reference) : missing(column, reference, except: ambiguous)
         }
@@ -164,10 +168,10 @@ struct DatabaseChecks {
 
     func isPresent(_ column: String) -> Bool { mapping.fileColumn(of: column, in: spec) != nil }
 
-    func diagnostic(_ line: Int, column: String, code: DiagnosticCode, message: String,
-                            hint: String? = nil) -> Diagnostic {
+    func diagnostic(_ line: Int, column: String, code: DiagnosticCode, severity: Diagnostic.Severity? = nil,
+                    message: String, hint: String? = nil) -> Diagnostic {
         Diagnostic(file: file, line: line, column: mapping.fileColumn(of: column, in: spec),
-                   field: column, code: code, message: message, hint: hint)
+                   field: column, code: code, severity: severity, message: message, hint: hint)
     }
 
     private func duplicates() throws -> [Diagnostic] {

@@ -36,6 +36,9 @@ public struct ImportOptions: Sendable {
     /// The workbook sheet to read (default: the first); only for .xlsx files.
     public var sheet: String?
     public var blank: Blank = .keep
+    /// What a row is that adds a person who probably is someone known already (`--on-duplicate`):
+    /// a `possible-duplicate` warning, or an error that rejects the row.
+    public var onDuplicate: Diagnostic.Severity = .warning
     /// Wait for another import of the same kind to finish instead of exiting 75.
     public var waitForLock = false
     /// How slash dates are read (`--date-order`).

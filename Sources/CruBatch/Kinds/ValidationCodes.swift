@@ -32,12 +32,16 @@ extension DiagnosticCode {
     /// A ride one way or both that the event's ride sharing does not cover (a ride back when it
     /// shares rides to the event only).
     public static let directionNotOffered = DiagnosticCode("direction-not-offered")
+    /// A row of students or leaders that adds a person who is probably someone known already (the
+    /// same phone and name, an email variant, a nickname ...): a warning, or with `--on-duplicate
+    /// reject` an error.
+    public static let possibleDuplicate = DiagnosticCode("possible-duplicate", severity: .warning)
 
     /// Every code `validate KIND FILE` can report, each documented in the README with a fixture
     /// (`skipped-file`, about the files of an `import --dir` folder, is documented beside them).
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,
         .outOfRange, .duplicateKey, .unknownReference, .ambiguousReference, .overCapacity, .controlCharacter,
-        .assumedValue, .malformedCalendar, .notAMember, .noRideshare, .directionNotOffered,
+        .assumedValue, .malformedCalendar, .notAMember, .noRideshare, .directionNotOffered, .possibleDuplicate,
     ]
 }

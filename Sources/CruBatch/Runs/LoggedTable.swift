@@ -8,18 +8,24 @@ struct LoggedTable {
     /// The columns outside the primary key.
     let otherColumns: [String]
 
-    /// Every logged table in dependency order (a table only references earlier ones): each kind's
-    /// table, then the tables of its lists and the others it owns.
+    /// Every table the change-log triggers record, in dependency order (a table only references
+    /// earlier ones): each kind's table, then the tables of its lists and the others it owns; then
+    /// the people's email aliases, which `people merge` writes.
     static let dependencyOrder: [String] = Kind.allCases.reduce(into: []) { order, kind in
         let spec = KindSpec.of(kind)
         for table in [spec.table] + spec.lists.map({ $0.relation.childTable }) + spec.ownedTables where !order.contains(table) {
             order.append(table)
         }
-    }
+    } + ["person_aliases"]
 
-    /// The tables named, in dependency order.
+    /// Tables no trigger records but whose rows a writer logs itself into `run_changes`, after every
+    /// logged table: the notifications whose recipient or subject `people merge` moves to the person
+    /// kept, so that `undo` gives them back.
+    static let loggedByHand = ["notifications"]
+
+    /// The tables named, in dependency order (the tables logged by hand last).
     static func load(_ names: Set<String>, from connection: PostgresConnection) throws -> [LoggedTable] {
-        let tables = dependencyOrder.filter(names.contains)
+        let tables = (dependencyOrder + loggedByHand).filter(names.contains)
         var columns: [String: [(name: String, isKey: Bool)]] = [:]
         for row in try connection.query("""
             select c.relname, a.attname, coalesce(a.attnum = any(i.indkey), false)

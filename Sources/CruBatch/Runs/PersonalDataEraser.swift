@@ -8,7 +8,8 @@ import PostgresClient
 /// offers and requests are cancelled, the notifications about them or to them are deleted (the ride
 /// messages about their pairings and the newcomer messages about their check-ins too: a message
 /// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows in
-/// `run_changes` get the same placeholders. The run is recorded (kind `forget`, by whom, when) with
+/// `run_changes` get the same placeholders. Their email aliases (`people merge`) are deleted, and
+/// the images of the aliases and of the people merged into them scrubbed. The run is recorded (kind `forget`, by whom, when) with
 /// one `run_changes` row that names the person's id and who asked, without the data; the erasure
 /// itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
@@ -125,6 +126,7 @@ public struct PersonalDataEraser {
                                        where o.driver_id = \(personID) or r.passenger_id = \(personID))
                 """).affectedRows
             report.imagesScrubbed = try personalColumns.erasures.reduce(0) { $0 + (try erase($1, of: personID)) }
+            report.imagesScrubbed += try eraseAliases(of: personID)
             try connection.query("update people set forgotten_at = now() where id = \(personID)")
             try connection.query("""
                 insert into run_changes (run_id, table_name, row_id, operation, after)
@@ -161,6 +163,31 @@ public struct PersonalDataEraser {
             update \(identifier: erasure.table) t set \(unescaped: assignments)
             where t.\(identifier: erasure.personColumn) = \(personID)
             """)
+        return scrubbed
+    }
+
+    /// Deletes the person's email aliases, after scrubbing the change images that hold them: the
+    /// aliases' own and those of the people `people merge` merged into the person (whose email is
+    /// an alias), which get the placeholders of `people`. Returns how many images were scrubbed.
+    private func eraseAliases(of personID: Int) throws -> Int {
+        let aliasImage: SQLFragment = "jsonb_build_object('email', 'forgotten-alias-' || c.row_id || '@invalid')"
+        var scrubbed = try connection.query("""
+            update run_changes c set before = c.before || \(unescaped: aliasImage), after = c.after || \(unescaped: aliasImage)
+            where c.table_name = 'person_aliases'
+            and coalesce(c.after, c.before)->>'email' in (select email from person_aliases where person_id = \(personID))
+            """).affectedRows
+        if let people = personalColumns.erasures.first(where: { $0.table == PersonalColumns.people }) {
+            let image = SQLFragment(joining: people.placeholders.map { "\(literal: $0.column), \($0.placeholder)" }, separator: ", ")
+            scrubbed += try connection.query("""
+                update run_changes c set before = c.before || e.image, after = c.after || e.image
+                from (select i.id, jsonb_build_object(\(unescaped: image)) as image
+                      from run_changes i, jsonb_populate_record(null::people, coalesce(i.before, i.after)) t
+                      where i.table_name = 'people'
+                      and t.email in (select email from person_aliases where person_id = \(personID))) e
+                where c.id = e.id
+                """).affectedRows
+        }
+        try connection.query("delete from person_aliases where person_id = \(personID)")
         return scrubbed
     }
 

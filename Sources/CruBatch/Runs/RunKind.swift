@@ -1,5 +1,5 @@
 /// What a run that writes was, as `import_runs.kind` stores it: the kind an import loaded
-/// (`students`), or the command (`place`, `forget`, `rides-cancel`, `rides-pair`). The stored
+/// (`students`), or the command (`place`, `forget`, `rides-cancel`, `rides-pair`, `people-merge`). The stored
 /// words never change: `runs` and `undo` read those of every run ever recorded.
 enum RunKind: Equatable {
     case `import`(Kind)
@@ -7,6 +7,7 @@ enum RunKind: Equatable {
     case forget
     case ridesCancel
     case ridesPair
+    case peopleMerge
 
     /// The kind of the run stored as `stored`; nil for a word no run writes.
     init?(stored: String) {
@@ -15,6 +16,7 @@ enum RunKind: Equatable {
         case "forget": self = .forget
         case "rides-cancel": self = .ridesCancel
         case "rides-pair": self = .ridesPair
+        case "people-merge": self = .peopleMerge
         default:
             guard let kind = Kind(rawValue: stored) else { return nil }
             self = .import(kind)
@@ -29,6 +31,7 @@ enum RunKind: Equatable {
         case .forget: "forget"
         case .ridesCancel: "rides-cancel"
         case .ridesPair: "rides-pair"
+        case .peopleMerge: "people-merge"
         }
     }
 
@@ -37,7 +40,7 @@ enum RunKind: Equatable {
     var logsChanges: Bool { self != .forget }
 
     /// What a run was, for messages: `import groups groups.csv`, `place answers.csv`, `forget`,
-    /// `rides cancel offer 12`, `rides pair event fall-retreat-2026`.
+    /// `rides cancel offer 12`, `rides pair event fall-retreat-2026`, `people merge liz@x.edu <- beth@y.com`.
     func description(file: String) -> String {
         switch self {
         case .import(let kind): "import \(kind.rawValue) \(file)"
@@ -45,6 +48,7 @@ enum RunKind: Equatable {
         case .forget: "forget"
         case .ridesCancel: "rides cancel \(file)"
         case .ridesPair: "rides pair \(file)"
+        case .peopleMerge: "people merge \(file)"
         }
     }
 }

@@ -1,0 +1,130 @@
+import PostgresClient
+
+/// The statements of one merge (`PeopleMerge`): each moves one kind of row from the person dropped
+/// to the person kept. A row that KEEP already has its own of (a membership of the same group, a
+/// ride offer for the same event) is not moved but deleted, KEEP's row taking the earlier date.
+/// Every table here is logged, so `undo` puts each row back.
+struct PersonMoves {
+    let connection: PostgresConnection
+    let keep: Int
+    let drop: Int
+
+    /// People's columns that a merge fills in KEEP from DROP when KEEP's is empty.
+    static let fillable = ["phone", "sex", "school_year", "grad_year", "campus_id", "staff_role"]
+    /// People's flags that a merge sets in KEEP when DROP's is set.
+    static let flags = ["is_leader", "is_staff", "is_member", "notifications_opt_out"]
+
+    /// Points the notifications to DROP at KEEP, and those about a membership or check-in of DROP's
+    /// that KEEP has too at KEEP's (the other ones move with their rows).
+    func repointNotifications() throws {
+        try connection.query("update notifications set recipient_id = \(keep) where recipient_id = \(drop)")
+        try connection.query("""
+            update notifications n set membership_id = k.id
+            from memberships d join memberships k on k.group_id = d.group_id and k.person_id = \(keep)
+            where d.person_id = \(drop) and n.membership_id = d.id
+            """)
+        try connection.query("""
+            update notifications n set attendance_id = k.id
+            from attendance d join attendance k on k.event_id = d.event_id and k.person_id = \(keep)
+            where d.person_id = \(drop) and n.attendance_id = d.id
+            """)
+    }
+
+    /// Moves DROP's memberships; in a group both are in, KEEP's stays with the earlier join date.
+    /// Returns how many of DROP's memberships there were.
+    func memberships() throws -> Int {
+        try connection.query("""
+            update memberships k set joined_at = d.joined_at from memberships d
+            where k.person_id = \(keep) and d.person_id = \(drop) and d.group_id = k.group_id and d.joined_at < k.joined_at
+            """)
+        return try moveRows(of: "memberships", person: "person_id", sameAs: "group_id")
+    }
+
+    /// Moves DROP's ministries after KEEP's own, in their order.
+    func ministries() throws -> Int {
+        try moveListRows(of: "person_ministries", person: "person_id", sameAs: "ministry_id", ordered: true)
+    }
+
+    /// Makes KEEP the leader of the groups and teams DROP leads, in the same place in their lists.
+    func leading() throws -> Int {
+        try moveListRows(of: "group_leaders", person: "person_id", sameAs: "group_id")
+            + moveListRows(of: "team_leaders", person: "person_id", sameAs: "team_id")
+    }
+
+    /// Moves DROP's ride offers and requests (with their pairings).
+    func rides() throws -> Int {
+        try moveRows(of: "ride_offers", person: "driver_id", sameAs: "event_id")
+            + moveRows(of: "ride_requests", person: "passenger_id", sameAs: "event_id")
+    }
+
+    /// Moves DROP's check-ins; at an event both checked in at, KEEP's keeps the earlier time.
+    func attendance() throws -> Int {
+        try connection.query("""
+            update attendance k set checked_in_at = d.checked_in_at from attendance d
+            where k.person_id = \(keep) and d.person_id = \(drop) and d.event_id = k.event_id
+            and d.checked_in_at < k.checked_in_at
+            """)
+        return try moveRows(of: "attendance", person: "person_id", sameAs: "event_id")
+    }
+
+    /// Fills KEEP's empty columns from DROP's and sets the flags DROP has; returns the columns filled.
+    func fillEmptyFields() throws -> [String] {
+        let filled = Self.fillable.map { column -> SQLFragment in
+            "case when k.\(identifier: column) is null and d.\(identifier: column) is not null then \(literal: column) end"
+        }
+        let names = try connection.query("""
+            select concat_ws(' ', \(unescaped: SQLFragment(joining: filled, separator: ", ")))
+            from people k, people d where k.id = \(keep) and d.id = \(drop)
+            """).scalar(String.self).split(separator: " ").map(String.init)
+        let assignments = Self.fillable.map { column -> SQLFragment in
+            "\(identifier: column) = coalesce(k.\(identifier: column), d.\(identifier: column))"
+        } + Self.flags.map { flag -> SQLFragment in "\(identifier: flag) = k.\(identifier: flag) or d.\(identifier: flag)" }
+        let changed = Self.flags.map { flag -> SQLFragment in "(d.\(identifier: flag) and not k.\(identifier: flag))" }
+        try connection.query("""
+            update people k set \(unescaped: SQLFragment(joining: assignments, separator: ", "))
+            from people d where k.id = \(keep) and d.id = \(drop)
+            and (\(!names.isEmpty) or \(unescaped: SQLFragment(joining: changed, separator: " or ")))
+            """)
+        return names
+    }
+
+    /// Makes DROP's email and aliases KEEP's aliases.
+    func keepAliases() throws {
+        try connection.query("update person_aliases set person_id = \(keep) where person_id = \(drop)")
+        try connection.query("insert into person_aliases (person_id, email) select \(keep), email from people where id = \(drop)")
+    }
+
+    /// Deletes DROP's rows of `table` (its person in `person`) of the same `sameAs` as a row of KEEP's;
+    /// returns how many.
+    private func dropShared(of table: String, person: String, sameAs: String) throws -> Int {
+        try connection.query("""
+            delete from \(identifier: table) d using \(identifier: table) k
+            where d.\(identifier: person) = \(drop) and k.\(identifier: person) = \(keep)
+            and k.\(identifier: sameAs) = d.\(identifier: sameAs)
+            """).affectedRows
+    }
+
+    /// Moves DROP's rows of `table`, keyed by their id, to KEEP, but deletes those of the same `sameAs`
+    /// as a row of KEEP's. Returns how many rows DROP had.
+    private func moveRows(of table: String, person: String, sameAs: String) throws -> Int {
+        try dropShared(of: table, person: person, sameAs: sameAs) + connection.query("""
+            update \(identifier: table) set \(identifier: person) = \(keep) where \(identifier: person) = \(drop)
+            """).affectedRows
+    }
+
+    /// Moves DROP's rows of a list `table` whose key holds the person to KEEP: deleted and inserted
+    /// again, since the change log pairs an update's images by key; those of the same `sameAs` as a row
+    /// of KEEP's are only deleted. With `ordered`, the moved rows' `position` comes after KEEP's.
+    /// Returns how many rows DROP had.
+    private func moveListRows(of table: String, person: String, sameAs: String, ordered: Bool = false) throws -> Int {
+        return try dropShared(of: table, person: person, sameAs: sameAs) + connection.query("""
+            with moved as (delete from \(identifier: table) where \(identifier: person) = \(drop) returning *)
+            insert into \(identifier: table)
+            select (jsonb_populate_record(null::\(identifier: table), to_jsonb(m)
+                    || jsonb_build_object(\(person)::text, \(keep)::bigint, 'position', m.position + case when \(ordered)::boolean
+                       then (select coalesce(max(position) + 1, 0) from \(identifier: table) where \(identifier: person) = \(keep))
+                       else 0 end))).*
+            from moved m
+            """).affectedRows
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import CruBatch
+import Foundation
+
+struct PeopleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "people",
+        abstract: "One person, one record: list probable duplicates, merge two people into one.",
+        discussion: """
+        Examples:
+          crubatch people duplicates
+          crubatch people duplicates --format csv --min-score 60 > pairs.csv
+          crubatch people merge liz.smith@calpoly.edu lizzy.smith+cru@gmail.com
+          crubatch people merge --from pairs.csv
+        """,
+        subcommands: [PeopleDuplicatesCommand.self, PeopleMergeCommand.self])
+}
+
+struct PeopleDuplicatesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "duplicates",
+        abstract: "List pairs of people who are probably the same person, strongest first, with a score and its reasons.",
+        discussion: """
+        A pair is compared only when it shares a key: the same phone; the same email once case, Gmail's dots and +tags and googlemail.com are set aside; the same given name (nicknames such as Liz and Elizabeth, Pepe and José count as one) and last name, accents and case ignored; the two names swapped; or a name of six letters or more one letter apart.
+
+        Score (0-100): a name match 50 (same), 45 (nickname, swapped) or 40 (one letter apart); with a name match, the same phone adds 40 and the same email handle (its letters) at another domain 30; the same phone alone is 30 (siblings share phones); the same canonical email is 90, 100 with a name match; a different sex takes 50 away, two different phones 20, two different campuses 20.
+
+        --format csv writes the columns score,keep_email,keep_name,drop_email,drop_name,reasons: review it (delete the rows that are two people, swap keep and drop where the other record should stay) and give it to `people merge --from`.
+        """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, json }
+
+    @Option(help: "text (a table), csv (for review and people merge --from) or json.") var format: Format = .text
+    @Option(name: .customLong("min-score"), help: "List pairs scoring at least this (0-100).")
+    var minScore = PersonMatch.defaultMinimumScore
+    @Flag(name: [.short, .long], help: "Print nothing when the command succeeds.") var quiet = false
+    @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        if !(0...100).contains(minScore) { throw ValidationError("--min-score must be between 0 and 100") }
+    }
+
+    func run() throws {
+        let console = Console(command: "people duplicates", quiet: quiet, json: format == .json)
+        try console.run {
+            let report = try DuplicatePeople(connection: database.connect()).find(minimumScore: minScore)
+            guard format == .csv else { return console.finish(report) }
+            if !quiet { FileHandle.standardOutput.write(Data(report.csv.utf8)) }
+            return .ok
+        }
+    }
+}
+
+struct PeopleMergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge two records of one person: DROP's memberships, rides, check-ins and messages go to KEEP.",
+        discussion: """
+        In one transaction, recorded as a run (`crubatch undo RUN` puts both people back): DROP's memberships move to KEEP (in a group both are in, KEEP's membership stays with the earlier join date), and so do DROP's ministries, the groups and teams DROP leads, ride offers and requests, check-ins and notifications. KEEP's empty fields (phone, sex, school year, grad year, campus, role) are filled from DROP's. DROP's email becomes an alias of KEEP: a later import of a row with that email updates KEEP. No one is told: moved memberships queue no message.
+
+        --from FILE merges every row of a reviewed copy of `people duplicates --format csv` (columns keep_email and drop_email) in one run.
+
+        Examples:
+          crubatch people merge liz.smith@calpoly.edu lizzy.smith+cru@gmail.com
+          crubatch people merge --from pairs.csv
+
+        Exit codes: 0 merged; 1 a person is not found, or both emails are one person; 65 the pairs file cannot be read; 66 it does not exist; 69 database unavailable; 75 an import of people, memberships, rides or attendance, or a place, is running.
+        """)
+
+    @Argument(help: "The email of the person to keep.") var keep: String?
+    @Argument(help: "The email of the person merged into KEEP.") var drop: String?
+    @Option(help: ArgumentHelp("Merge the pairs of this CSV file (columns keep_email, drop_email).", valueName: "file"))
+    var from: String?
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        if (from == nil) == (keep == nil || drop == nil) || (from != nil && keep != nil) {
+            throw ValidationError("give KEEP and DROP, or --from FILE")
+        }
+    }
+
+    func run() throws {
+        let console = output.console("people merge")
+        try console.run {
+            let pairs = try from.map(PeopleMerge.pairs(fromFile:)) ?? [PeopleMerge.Pair(keep: keep!, drop: drop!)]
+            return console.finish(try PeopleMerge(connection: database.connect()).merge(pairs, file: from))
+        }
+    }
+}

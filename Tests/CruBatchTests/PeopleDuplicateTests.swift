@@ -1,0 +1,296 @@
+import CruBatchTestSupport
+import Foundation
+import PostgresClient
+import Testing
+
+/// The pairs of emails a `people duplicates --format csv` output lists, each as a set of two.
+private func pairs(inCSV text: String) -> [Set<String>] {
+    text.split(whereSeparator: \.isNewline).dropFirst().map { line in
+        let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return [cells[1].lowercased(), cells[3].lowercased()]
+    }
+}
+
+/// `crubatch people duplicates` on the labelled set of fixtures/people-duplicates (gen.py): 80 true
+/// pairs of six kinds among 2,000 students, with siblings sharing a phone and a last name and
+/// strangers sharing a common name, which are not duplicates.
+@Suite("people duplicates")
+struct PeopleDuplicateTests {
+    private let scratch = ScratchDirectory()
+
+    @Test("the labelled set is what gen.py writes: deterministic")
+    func fixtureIsGenerated() throws {
+        let folder = try scratch.folder("generated")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestEnvironment.fixture("people-duplicates/gen.py"), folder]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        for file in ["students.csv", "truth.csv"] {
+            #expect(try sha256sum(folder + "/" + file) == sha256sum(TestEnvironment.fixture("people-duplicates/" + file)),
+                    "fixtures/people-duplicates/\(file) is not what gen.py writes: run it again")
+        }
+    }
+
+    @Test("at the default score: at least 90% of the true pairs found, at least 95% of the pairs found true")
+    func recallAndPrecision() throws {
+        let database = try TestDatabase()
+        let load = try database.run(["import", "students", TestEnvironment.fixture("people-duplicates/students.csv")])
+        #expect(load.status == 0, "\(load.stderr)")
+        let result = try database.run(["people", "duplicates", "--format", "csv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("score,keep_email,keep_name,drop_email,drop_name,reasons\r\n"))
+        let truth = Set(try String(contentsOfFile: TestEnvironment.fixture("people-duplicates/truth.csv"), encoding: .utf8)
+            .split(whereSeparator: \.isNewline).dropFirst().map { line -> Set<String> in
+                let cells = line.split(separator: ",").map(String.init)
+                return [cells[0], cells[1]]
+            })
+        let found = Set(pairs(inCSV: result.stdout))
+        let right = found.intersection(truth).count
+        let recall = Double(right) / Double(truth.count), precision = Double(right) / Double(max(1, found.count))
+        print("people duplicates on 2,000 students: \(truth.count) true pairs, \(found.count) found, \(right) right: "
+            + "recall \(String(format: "%.3f", recall)), precision \(String(format: "%.3f", precision))")
+        #expect(truth.count >= 60)
+        #expect(recall >= 0.90)
+        #expect(precision >= 0.95)
+        // Strongest first.
+        let scores = result.stdout.split(whereSeparator: \.isNewline).dropFirst().compactMap { Int($0.prefix { $0 != "," }) }
+        #expect(scores == scores.sorted(by: >))
+    }
+
+    /// One pair of each kind, and the look-alikes.
+    private static let people = """
+        email,first_name,last_name,phone,sex
+        elizabeth.ward@calpoly.edu,Elizabeth,Ward,805-555-0201,female
+        liz.ward@gmail.com,Liz,Ward,805-555-0201,female
+        jose.ramirez@ucla.edu,José,Ramírez,310-555-0202,male
+        pepe.ramirez@gmail.com,Pepe,RAMIREZ,310-555-0202,male
+        lucyfoster@gmail.com,Lucy,Foster,,female
+        lucy.foster+cru@googlemail.com,LUCY,FOSTER,,female
+        nguyen.thanh@asu.edu,Thanh,Nguyen,480-555-0203,male
+        thanh.nguyen@gmail.com,Nguyen,Thanh,480-555-0203,male
+        jonathan.delacroix@sdsu.edu,Jonathan,Delacroix,619-555-0204,male
+        jonathan.delacroix7@gmail.com,Jonathan,Delacrox,,male
+        mgarcia@ucla.edu,Maria,Garcia,310-555-0205,female
+        maria.garcia.22@yahoo.com,Maria,Garcia,310-555-0206,female
+        sam.lee@calpoly.edu,Samuel,Lee,805-555-0207,male
+        grace.lee@calpoly.edu,Grace,Lee,805-555-0207,female
+        """
+
+    @Test("each kind of evidence is named, look-alikes stay below the default, and every format lists the same pairs")
+    func reasons() throws {
+        let database = try TestDatabase()
+        let file = try scratch.writeFile("students.csv", Self.people + "\n")
+        #expect(try database.run(["import", "students", file]).status == 0)
+        let text = try database.run(["people", "duplicates"])
+        #expect(text.status == 0, "\(text.stderr)")
+        print(text.stdout)
+        for reason in ["nickname: Elizabeth / Liz", "nickname: José / Pepe", "email variant", "first and last name swapped",
+                       "one letter apart: Delacrox / Delacroix", "same phone", "same email handle"] {
+            #expect(text.stdout.contains(reason), "\(reason) in\n\(text.stdout)")
+        }
+        #expect(!text.stdout.contains("Garcia") && !text.stdout.contains("Grace"), "look-alikes listed:\n\(text.stdout)")
+        #expect(text.stdout.hasSuffix("5 pairs scoring 70 or more\n"))
+        let everything = try database.run(["people", "duplicates", "--min-score", "0", "--format", "csv"])
+        #expect(pairs(inCSV: everything.stdout).contains(["mgarcia@ucla.edu", "maria.garcia.22@yahoo.com"]))
+        #expect(pairs(inCSV: everything.stdout).contains(["sam.lee@calpoly.edu", "grace.lee@calpoly.edu"]))
+        let json = try database.run(["people", "duplicates", "--format", "json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let listed = try #require(document["pairs"] as? [[String: Any]])
+        #expect(listed.count == 5)
+        #expect((listed.first?["keep"] as? [String: Any])?["email"] != nil && listed.first?["score"] as? Int == 100)
+    }
+
+    @Test("an import that adds a probable duplicate warns possible-duplicate naming the other email; --on-duplicate reject rejects the row")
+    func atTheDoor() throws {
+        let database = try TestDatabase()
+        let file = try scratch.writeFile("students.csv", Self.people + "\n")
+        #expect(try database.run(["import", "students", file]).status == 0)
+        let newcomer = try scratch.writeFile("new.csv", """
+            email,first_name,last_name,phone
+            bob.king@gmail.com,Bob,King,
+            lizzy.ward@yahoo.com,Lizzy,Ward,(805) 555-0201
+
+            """)
+        let warned = try database.run(["import", "students", newcomer])
+        #expect(warned.status == 0)
+        #expect(warned.stderr.contains("new.csv:3:1: warning[possible-duplicate]: probably the same person as elizabeth.ward@calpoly.edu"),
+                "\(warned.stderr)")
+        #expect(try database.count("select count(*) from people where email = 'lizzy.ward@yahoo.com'") == 1)
+        let again = try scratch.writeFile("again.csv", "email,first_name,last_name,phone\nbeth.ward@outlook.com,Beth,Ward,805-555-0201\n")
+        let rejected = try database.run(["import", "students", again, "--on-duplicate", "reject"])
+        #expect(rejected.status == 1)
+        #expect(rejected.stderr.contains("again.csv:2:1: error[possible-duplicate]"), "\(rejected.stderr)")
+        #expect(try database.count("select count(*) from people where email = 'beth.ward@outlook.com'") == 0)
+    }
+}
+
+/// `crubatch people merge` against central-coast: a student who asked for a ride and is in a group
+/// (DROP), and a second record of them (KEEP) in one of the same groups, joined later.
+@Suite("people merge")
+struct PeopleMergeTests {
+    private let scratch = ScratchDirectory()
+
+    /// The database, and the emails to keep and to drop.
+    private func twoRecords() throws -> (TestDatabase, keep: String, drop: String) {
+        let database = try TestDatabase(importing: "central-coast")
+        let drop = try #require(try database.connect().query("""
+            select p.email from people p where not p.is_leader
+            and exists (select 1 from ride_requests r where r.passenger_id = p.id)
+            and exists (select 1 from memberships m join notifications n on n.membership_id = m.id where m.person_id = p.id)
+            and exists (select 1 from memberships m join community_groups g on g.id = m.group_id where m.person_id = p.id
+                        and coalesce(g.capacity, 1000) > (select count(*) from memberships x where x.group_id = g.id))
+            order by p.email limit 1
+            """).text)
+        let group = try #require(try database.connect().query("""
+            select g.code from memberships m join community_groups g on g.id = m.group_id join people p on p.id = m.person_id
+            where p.email = \(drop)
+            order by coalesce(g.capacity, 1000) - (select count(*) from memberships x where x.group_id = g.id) desc, g.code limit 1
+            """).text)
+        let keep = "second.record@example.edu"
+        let students = try scratch.writeFile("keep.csv", "email,first_name,last_name,school_year\n\(keep),Second,Record,\n")
+        #expect(try database.run(["import", "students", students]).status == 0)
+        let joins = try scratch.writeFile("joins.csv", "group,email,joined_at,status\n\(group),\(keep),2026-11-20T10:00:00-08:00,active\n")
+        #expect(try database.run(["import", "memberships", joins, "--no-notify"]).status == 0)
+        return (database, keep, drop)
+    }
+
+    /// Every row of the tables a merge touches, as text, to show they are exactly as they were.
+    private func fingerprint(_ database: TestDatabase) throws -> String {
+        try database.connect().query("""
+            select md5(concat_ws('|', (select string_agg(t::text, ',' order by t.id) from people t),
+                                      (select string_agg(t::text, ',' order by t.id) from memberships t),
+                                      (select string_agg(t::text, ',' order by t.id) from ride_requests t),
+                                      (select string_agg(t::text, ',' order by t.id) from notifications t),
+                                      (select string_agg(t::text, ',' order by t.person_id, t.ministry_id) from person_ministries t)))
+            """).text ?? ""
+    }
+
+    @Test("merge moves memberships (a group both are in keeps the earlier join), rides and messages, queues nothing, and keeps the alias for the next import")
+    func mergeMovesEverything() throws {
+        let (database, keep, drop) = try twoRecords()
+        let connection = try database.connect()
+        let dropMemberships = try database.count("select count(*) from memberships m join people p on p.id = m.person_id where p.email = \(drop)")
+        let earliest = try connection.query("""
+            select min(m.joined_at)::text from memberships m join people p on p.id = m.person_id where p.email = \(drop)
+            """).text
+        let notifications = try database.count("select count(*) from notifications")
+        let about = { (email: String) throws -> Int in
+            try database.count("""
+                select count(*) from notifications n join memberships m on m.id = n.membership_id join people p on p.id = m.person_id
+                where p.email = \(email)
+                """)
+        }
+        let aboutBoth = try about(drop) + about(keep)
+
+        let merge = try database.run(["people", "merge", keep, drop])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stdout.contains("merged \(drop) into \(keep)"), "\(merge.stdout)")
+        #expect(try database.count("select count(*) from people where email = \(drop)") == 0)
+        #expect(try database.count("select count(*) from memberships m join people p on p.id = m.person_id where p.email = \(keep)")
+            == dropMemberships)
+        #expect(try database.count("""
+            select count(*) from (select group_id from memberships m join people p on p.id = m.person_id
+                                  where p.email = \(keep) group by group_id having count(*) > 1) twice
+            """) == 0)
+        #expect(try connection.query("""
+            select min(m.joined_at)::text from memberships m join people p on p.id = m.person_id where p.email = \(keep)
+            """).text == earliest)
+        #expect(try database.count("select count(*) from ride_requests r join people p on p.id = r.passenger_id where p.email = \(keep)") >= 1)
+        #expect(try database.count("select count(*) from notifications") == notifications, "a merge queues no message")
+        #expect(try about(keep) == aboutBoth, "the messages about DROP's memberships are about KEEP's now")
+        #expect(try connection.query("select p.email from person_aliases a join people p on p.id = a.person_id where a.email = \(drop)")
+            .text == keep)
+
+        // The next import of the dropped email updates the person kept.
+        let people = try database.count("select count(*) from people")
+        let later = try scratch.writeFile("later.csv", "email,first_name,last_name,school_year\n\(drop.uppercased()),Second,Record,4\n")
+        let load = try database.run(["import", "students", later])
+        #expect(load.status == 0, "\(load.stderr)")
+        #expect(try database.count("select count(*) from people") == people)
+        #expect(try database.count("select school_year::int from people where email = \(keep)") == 4)
+        // A file naming the dropped email as a group's member names the person kept.
+        let group = try #require(try connection.query("""
+            select g.code from community_groups g where g.archived_at is null and g.sex = 'mixed' and g.audience = 'mixed'
+            and coalesce(g.capacity, 1000) > (select count(*) from memberships x where x.group_id = g.id)
+            and not exists (select 1 from memberships m join people p on p.id = m.person_id
+                            where m.group_id = g.id and p.email = \(keep))
+            order by g.code limit 1
+            """).text)
+        let joins = try scratch.writeFile("more.csv", "group,email,status\n\(group),\(drop),active\n")
+        let join = try database.run(["import", "memberships", joins])
+        #expect(join.status == 0, "\(join.stderr)")
+        #expect(try database.count("""
+            select count(*) from memberships m join people p on p.id = m.person_id join community_groups g on g.id = m.group_id
+            where p.email = \(keep) and g.code = \(group)
+            """) == 1)
+    }
+
+    @Test("undo of a merge puts both people back: export students byte for byte, every row of the tables it touched")
+    func undoRestoresBoth() throws {
+        let (database, keep, drop) = try twoRecords()
+        let before = try database.run(["export", "students"])
+        let rows = try fingerprint(database)
+        let merge = try database.run(["people", "merge", keep, drop, "--format", "json"])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(merge.stdout.utf8)) as? [String: Any])
+        let run = try #require(document["run_id"] as? Int)
+        #expect(try database.run(["export", "students"]).stdout != before.stdout)
+
+        let undo = try database.run(["undo", String(run)])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(undo.stdout.contains("person_aliases 0 restored, 1 removed"), "\(undo.stdout)")
+        let after = try database.run(["export", "students"])
+        #expect(after.stdout == before.stdout)
+        #expect(after.stdout.utf8.count > 10_000)
+        #expect(try fingerprint(database) == rows)
+        #expect(try database.count("select count(*) from person_aliases") == 0)
+    }
+
+    @Test("forget of the person kept erases their aliases and the dropped record's data in earlier change images")
+    func forgetErasesAliases() throws {
+        let (database, keep, drop) = try twoRecords()
+        let dropRow = try database.connect().query("select id::text, last_name from people where email = \(drop)").texts[0]
+        let (dropID, dropName) = (try #require(Int(dropRow[0] ?? "")), dropRow[1] ?? "")
+        #expect(try database.run(["people", "merge", keep, drop]).status == 0)
+        #expect(try database.count("select count(*) from run_changes where before::text like '%' || \(drop) || '%'") > 0)
+
+        let forget = try database.run(["forget", keep])
+        #expect(forget.status == 0, "\(forget.stderr)")
+        #expect(try database.count("select count(*) from person_aliases") == 0)
+        for table in ["run_changes", "people", "person_aliases", "notifications"] {
+            #expect(try database.count("""
+                select count(*) from \(unescaped: SQLFragment(identifier: table)) t where t::text like '%' || \(drop) || '%'
+                """) == 0, "\(table) still holds the dropped email")
+        }
+        #expect(try database.count("""
+            select count(*) from run_changes where table_name = 'people' and row_id = \(dropID)
+            and \(dropName) in (before->>'last_name', after->>'last_name')
+            """) == 0, "the dropped record's name is still in a change image")
+    }
+
+    @Test("merge --from a reviewed duplicates CSV merges each pair in one run; a missing person changes nothing")
+    func mergeFromFile() throws {
+        let database = try TestDatabase()
+        let students = try scratch.writeFile("students.csv", """
+            email,first_name,last_name,phone
+            ann.shaw@calpoly.edu,Annabelle,Shaw,805-555-0301
+            ann.shaw+x@gmail.com,Annabelle,Shaw,805-555-0301
+            bill.ortiz@calpoly.edu,William,Ortiz,805-555-0302
+            billy.ortiz@gmail.com,Billy,Ortiz,805-555-0302
+
+            """)
+        #expect(try database.run(["import", "students", students]).status == 0)
+        let pairs = try scratch.writeFile("pairs.csv", try database.run(["people", "duplicates", "--format", "csv"]).stdout)
+        let merged = try database.run(["people", "merge", "--from", pairs])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(try database.count("select count(*) from people") == 2)
+        #expect(try database.count("select count(*) from person_aliases") == 2)
+        #expect(try database.count("select count(*) from import_runs where kind = 'people-merge'") == 1)
+
+        let missing = try database.run(["people", "merge", "ann.shaw@calpoly.edu", "nobody@example.edu"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no person has the email nobody@example.edu"), "\(missing.stderr)")
+    }
+}
