@@ -135,7 +135,7 @@ struct SMTPFaultTests {
 
         let closing = Date()
         transport = nil
-        #expect(Date().timeIntervalSince(closing) < SMTPTransport.closingGrace + 0.5)
+        #expect(Date().timeIntervalSince(closing) < SMTPTransport.closingGrace + Self.schedulingSlack)
     }
 
     @Test func closingWaitsForQUITAtMostTheGrace() throws {
@@ -145,7 +145,7 @@ struct SMTPFaultTests {
         let closing = Date()
         transport = nil
         let elapsed = Date().timeIntervalSince(closing)
-        #expect(elapsed >= SMTPTransport.closingGrace - 0.1 && elapsed < SMTPTransport.closingGrace + 0.5,
+        #expect(elapsed >= SMTPTransport.closingGrace - 0.1 && elapsed < SMTPTransport.closingGrace + Self.schedulingSlack,
                 "closing took \(elapsed) s")
         #expect(server.commands.last == "QUIT")
     }
@@ -173,6 +173,10 @@ struct SMTPFaultTests {
         #expect(server.commands.filter { $0.hasPrefix("EHLO") }.count == 1)
         #expect(server.commands.last == "QUIT")
     }
+
+    /// How late a wait may end on a machine busy with the rest of the suite; still far below the
+    /// timeouts a missing bound would wait for.
+    static let schedulingSlack = 2.0
 
     static func message(to recipient: String = "leader@example.edu", id: String = "fault-1") -> EmailMessage {
         EmailMessage(from: EmailAddress("noreply@crubatch.test"), to: [EmailAddress(recipient)],
