@@ -61,6 +61,7 @@ struct PeopleMergeCommand: ParsableCommand {
         --from FILE merges every row of a reviewed copy of `people duplicates --format csv` (columns keep_email and drop_email) in one run.
 
         Examples:
+          crubatch people merge liz.smith@calpoly.edu lizzy.smith+cru@gmail.com --dry-run
           crubatch people merge liz.smith@calpoly.edu lizzy.smith+cru@gmail.com
           crubatch people merge --from pairs.csv
 
@@ -71,6 +72,8 @@ struct PeopleMergeCommand: ParsableCommand {
     @Argument(help: "The email of the person merged into KEEP.") var drop: String?
     @Option(help: ArgumentHelp("Merge the pairs of this CSV file (columns keep_email, drop_email).", valueName: "file"))
     var from: String?
+    @Flag(help: "Merge in a transaction, report what would move, and roll back: write nothing.")
+    var dryRun = false
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -84,7 +87,7 @@ struct PeopleMergeCommand: ParsableCommand {
         let console = output.console("people merge")
         try console.run {
             let pairs = try from.map(PeopleMerge.pairs(fromFile:)) ?? [PeopleMerge.Pair(keep: keep!, drop: drop!)]
-            return console.finish(try PeopleMerge(connection: database.connect()).merge(pairs, file: from))
+            return console.finish(try PeopleMerge(connection: database.connect()).merge(pairs, file: from, dryRun: dryRun))
         }
     }
 }

@@ -227,6 +227,20 @@ struct PeopleMergeTests {
             """) == 1)
     }
 
+    @Test("merge --dry-run says what would move and writes nothing: every row of the tables it touches as it was")
+    func dryRunWritesNothing() throws {
+        let (database, keep, drop) = try twoRecords()
+        let rows = try fingerprint(database)
+        let merge = try database.run(["people", "merge", keep, drop, "--dry-run"])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stdout.contains("would merge \(drop) into \(keep): "), "\(merge.stdout)")
+        #expect(merge.stdout.contains("membership"), "\(merge.stdout)")
+        #expect(merge.stdout.contains("nothing was written"), "\(merge.stdout)")
+        #expect(try fingerprint(database) == rows)
+        #expect(try database.count("select count(*) from person_aliases") == 0)
+        #expect(try database.count("select count(*) from import_runs where kind = 'people-merge' and dry_run") == 1)
+    }
+
     @Test("undo of a merge puts both people back: export students byte for byte, every row of the tables it touched")
     func undoRestoresBoth() throws {
         let (database, keep, drop) = try twoRecords()

@@ -21,27 +21,33 @@ public struct MergeReport: Sendable, CommandReport {
             (self.keep, self.drop) = (keep, drop)
         }
 
-        /// `merged beth@x.edu into liz@y.edu: 2 memberships, 1 ministry, ...`.
-        var text: String {
+        /// `merged beth@x.edu into liz@y.edu: 2 memberships, 1 ministry, ...` (`would merge` in a dry run).
+        func text(dryRun: Bool) -> String {
             let counts = [(memberships, "membership", "memberships"), (ministries, "ministry", "ministries"),
                           (leading, "group or team led", "groups or teams led"),
                           (rides, "ride offer or request", "ride offers or requests"), (attendance, "check-in", "check-ins"),
                           (notifications, "notification", "notifications")]
                 .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
-            return "merged \(drop) into \(keep): " + (counts.isEmpty ? "nothing to move" : counts.joined(separator: ", "))
-                + (filled.isEmpty ? "" : "; filled \(filled.joined(separator: ", "))")
-                + "; \(drop) is now an alias of \(keep)"
+            return "\(dryRun ? "would merge" : "merged") \(drop) into \(keep): "
+                + (counts.isEmpty ? "nothing to move" : counts.joined(separator: ", "))
+                + (filled.isEmpty ? "" : "; \(dryRun ? "would fill" : "filled") \(filled.joined(separator: ", "))")
+                + "; \(drop) \(dryRun ? "would become" : "is now") an alias of \(keep)"
         }
     }
 
     public let runID: Int
     public let merged: [Merged]
+    /// Rolled back: nothing was written.
+    public let dryRun: Bool
 
     private enum CodingKeys: String, CodingKey {
-        case runID = "run_id", merged
+        case runID = "run_id", merged, dryRun = "dry_run"
     }
 
     public var text: String {
-        (merged.map(\.text) + ["run \(runID) (crubatch undo \(runID) puts both people back)"]).joined(separator: "\n")
+        let closing = dryRun
+            ? "dry run (run \(runID)): nothing was written"
+            : "run \(runID) (crubatch undo \(runID) puts both people back)"
+        return (merged.map { $0.text(dryRun: dryRun) } + [closing]).joined(separator: "\n")
     }
 }

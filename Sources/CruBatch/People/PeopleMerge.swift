@@ -27,12 +27,13 @@ public struct PeopleMerge {
 
     /// Merges every pair in one run named `file` (the pairs file, or `KEEP <- DROP`); a pair whose
     /// people are not both found, or who are one already, stops the run before anything is written.
-    public func merge(_ pairs: [Pair], file: String? = nil) throws -> MergeReport {
+    /// A dry run does it all and rolls it back: the report says what would move.
+    public func merge(_ pairs: [Pair], file: String? = nil, dryRun: Bool = false) throws -> MergeReport {
         try Migrator(connection: connection).requireCurrent()
         guard !pairs.isEmpty else { throw CruBatchError.usage("no pair of people to merge") }
         let name = file ?? pairs.map { "\($0.keep) <- \($0.drop)" }.joined(separator: ", ")
         let run = WriterRun(
-            connection: connection, kind: .peopleMerge, file: name,
+            connection: connection, kind: .peopleMerge, file: name, dryRun: dryRun,
             locks: .writers([.leaders, .students, .memberships, .rideOffers, .rideRequests, .attendance],
                             against: "an import of people, memberships, rides or attendance, or a place,"))
         let (merged, ids) = try run.perform { scope in
@@ -44,8 +45,9 @@ public struct PeopleMerge {
         }
         let moved = merged.reduce(0) { $0 + $1.memberships + $1.rides + $1.attendance }
         try run.log.finish(ids[0], status: "succeeded",
-                           counts: RunLog.Counts(read: pairs.count, updated: merged.count + moved, archived: merged.count))
-        return MergeReport(runID: ids[0], merged: merged)
+                           counts: RunLog.Counts(read: pairs.count, updated: merged.count + moved, archived: merged.count),
+                           wrote: !dryRun)
+        return MergeReport(runID: ids[0], merged: merged, dryRun: dryRun)
     }
 
     /// Merges one pair inside the run's transaction.
