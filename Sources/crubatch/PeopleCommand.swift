@@ -65,7 +65,7 @@ struct PeopleMergeCommand: ParsableCommand {
           crubatch people merge liz.smith@calpoly.edu lizzy.smith+cru@gmail.com
           crubatch people merge --from pairs.csv
 
-        Exit codes: 0 merged; 1 a person is not found, or both emails are one person; 65 the pairs file cannot be read; 66 it does not exist; 69 database unavailable; 75 an import of people, memberships, rides or attendance, or a place, is running.
+        Exit codes: 0 merged; 1 a person is not found, both emails are one person, or the merge would break a seated ride (the two in one car, or both driving or both riding to one event with the merged-away offer or request seated: cancel one first); 65 the pairs file cannot be read; 66 it does not exist; 69 database unavailable; 75 an import of people, memberships, rides or attendance, or a place, is running.
         """)
 
     @Argument(help: "The email of the person to keep.") var keep: String?

@@ -241,6 +241,37 @@ struct PeopleMergeTests {
         #expect(try database.count("select count(*) from import_runs where kind = 'people-merge' and dry_run") == 1)
     }
 
+    @Test("merge refuses to break a seated ride: the two in one car, or both driving to one event; after a cancel it merges")
+    func seatedRidesAreNotBroken() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        #expect(try database.run(["rides", "pair", "--no-notify"]).status != 64)
+        let connection = try database.connect()
+        let (event, driver, passenger) = try #require(try connection.query("""
+            select e.id, o.driver_id, r.passenger_id from ride_pairings p join ride_offers o on o.id = p.offer_id
+            join ride_requests r on r.id = p.request_id join events e on e.id = o.event_id
+            where p.ended_at is null order by o.id limit 1
+            """).rows.first.map { try $0.decode((Int, Int, Int).self) })
+        let email = { (id: Int) throws -> String in try #require(try connection.query("select email from people where id = \(id)").text) }
+        let otherOffer = try #require(try connection.query("""
+            select o.id, o.driver_id from ride_offers o where o.event_id = \(event) and o.driver_id <> \(driver)
+            and exists (select 1 from ride_pairings p where p.offer_id = o.id and p.ended_at is null) order by o.id limit 1
+            """).rows.first.map { try $0.decode((Int, Int).self) })
+        let rows = try fingerprint(database)
+
+        let sameCar = try database.run(["people", "merge", try email(driver), try email(passenger)])
+        #expect(sameCar.status == 1, "\(sameCar.stderr)")
+        #expect(sameCar.stderr.contains("one rides in the other's car"), "\(sameCar.stderr)")
+        let twoCars = try database.run(["people", "merge", try email(driver), try email(otherOffer.1)])
+        #expect(twoCars.status == 1, "\(twoCars.stderr)")
+        #expect(twoCars.stderr.contains("both drive, and the car being merged away has passengers (offer \(otherOffer.0))"),
+                "\(twoCars.stderr)")
+        #expect(try fingerprint(database) == rows, "a refused merge changes nothing")
+
+        #expect(try database.run(["rides", "cancel", "--offer", String(otherOffer.0), "--no-notify"]).status == 0)
+        let merged = try database.run(["people", "merge", try email(driver), try email(otherOffer.1)])
+        #expect(merged.status == 0, "\(merged.stderr)")
+    }
+
     @Test("undo of a merge puts both people back: export students byte for byte, every row of the tables it touched")
     func undoRestoresBoth() throws {
         let (database, keep, drop) = try twoRecords()

@@ -57,6 +57,14 @@ public struct PeopleMerge {
             throw CruBatchError.refused("\(pair.keep) and \(pair.drop) are one person already; nothing was changed")
         }
         let moves = PersonMoves(connection: connection, keep: keepID, drop: dropID)
+        let broken = try moves.brokenRides()
+        guard broken.isEmpty else {
+            throw CruBatchError.refused("""
+                \(pair.drop) cannot be merged into \(pair.keep): it would break seated rides: \
+                \(broken.joined(separator: "; ")); cancel one of them first (crubatch rides cancel --offer ID \
+                or --request ID); nothing was changed
+                """)
+        }
         var merged = MergeReport.Merged(keep: pair.keep, drop: pair.drop)
         let notifications = try logNotifications(of: dropID, runID: runID) {
             // The outbox rows first: the moves below delete rows they name.

@@ -14,6 +14,29 @@ struct PersonMoves {
     /// People's flags that a merge sets in KEEP when DROP's is set.
     static let flags = ["is_leader", "is_staff", "is_member", "notifications_opt_out"]
 
+    /// The seated rides a merge would break, one line each with the pairing's offer or request: the
+    /// two people in one car, or a seated offer or request of DROP's for an event KEEP has one for
+    /// too (moving would delete it, and its pairings with it).
+    func brokenRides() throws -> [String] {
+        try connection.query("""
+            select distinct e.code || ': ' || case
+                when o.driver_id in (\(keep), \(drop)) and r.passenger_id in (\(keep), \(drop))
+                    then 'one rides in the other''s car (offer ' || o.id || ')'
+                when o.driver_id = \(drop) then 'both drive, and the car being merged away has passengers (offer ' || o.id || ')'
+                else 'both asked for a ride, and the request being merged away is seated (request ' || r.id || ')'
+            end
+            from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+            join events e on e.id = o.event_id
+            where p.ended_at is null and (
+                o.driver_id in (\(keep), \(drop)) and r.passenger_id in (\(keep), \(drop))
+                or o.driver_id = \(drop)
+                   and exists (select 1 from ride_offers k where k.driver_id = \(keep) and k.event_id = o.event_id)
+                or r.passenger_id = \(drop)
+                   and exists (select 1 from ride_requests k where k.passenger_id = \(keep) and k.event_id = r.event_id))
+            order by 1
+            """).rows.map { try $0.decode(String.self, 0) }
+    }
+
     /// Points the notifications to DROP at KEEP, and those about a membership or check-in of DROP's
     /// that KEEP has too at KEEP's (the other ones move with their rows).
     func repointNotifications() throws {
