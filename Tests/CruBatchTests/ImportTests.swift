@@ -27,6 +27,9 @@ struct ImportTests {
         #expect(try database.count("select count(*) from group_leaders") >= 30)
         #expect(try database.count("select count(*) from memberships") > 0)
         #expect(try database.count("select count(*) from import_runs where status = 'succeeded'") == 12)
+        // Each file's run records what it inserted, the first file's too.
+        #expect(try database.count("select rows_inserted from import_runs where kind = 'campuses'") == 3)
+        #expect(try database.count("select count(*) from import_runs where rows_inserted = 0") == 0)
         let stamps = try database.connect().query("select max(updated_at)::text from people").text
 
         let second = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--format", "json"])

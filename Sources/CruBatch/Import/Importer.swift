@@ -214,13 +214,14 @@ public struct Importer {
                         into report: inout ImportReport) throws {
         for (index, result) in results.enumerated() {
             var counts = result.counts
-            if !runIDs.isEmpty {
-                counts.runID = runIDs[index]
-                try log.finish(runIDs[index], status: Self.runStatus(report.outcome),
-                               counts: RunLog.Counts(counts), sha256: result.sha256, wrote: report.wrote)
-            }
+            counts.runID = runIDs.isEmpty ? nil : runIDs[index]
             report.files.append(counts)
             report.diagnostics += result.diagnostics
+        }
+        // Once every file is in the report, which then says whether the load wrote.
+        for (index, result) in results.enumerated() where !runIDs.isEmpty {
+            try log.finish(runIDs[index], status: Self.runStatus(report.outcome), counts: RunLog.Counts(result.counts),
+                           sha256: result.sha256, wrote: report.wrote)
         }
         for id in runIDs.dropFirst(results.count) {
             try log.finish(id, status: "failed", error: "not loaded: an earlier file failed")
