@@ -251,13 +251,13 @@ struct CalendarImportTests {
         for file in ["not-a-calendar.ics", "utf16-binary.ics"] {
             let path = TestEnvironment.fixture("hostile/" + file)
             for owner in [[], ["--campus", "calpoly"]] {
-                let result = try database.run(["import", "events", path] + owner)
+                let result = try database.run(["import", "events", path, "--wait"] + owner)
                 #expect(result.status == 65, "\(file) \(owner): \(result.stderr)")
                 #expect(result.stderr.contains("\(path):"), "\(result.stderr)")
                 #expect(result.stderr.contains("error[malformed-calendar]"), "\(result.stderr)")
             }
         }
-        let binary = try database.run(["import", "events", TestEnvironment.fixture("hostile/not-a-calendar.ics")])
+        let binary = try database.run(["import", "events", TestEnvironment.fixture("hostile/not-a-calendar.ics"), "--wait"])
         #expect(binary.stderr.contains("does not start with BEGIN:VCALENDAR: it is not an iCalendar file"))
     }
 

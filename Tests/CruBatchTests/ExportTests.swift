@@ -23,7 +23,7 @@ struct ExportTests {
         let source = try LoadedDatabase.get()
         let first = try exportAll(source, into: "first")
 
-        let again = try source.run(["import", "--dir", first, "--dry-run", "--format", "json"])
+        let again = try source.run(["import", "--dir", first, "--dry-run", "--format", "json", "--wait"])
         let report = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as! [String: Any]
         for file in report["files"] as! [[String: Any]] {
             #expect(file["would_insert"] as? Int == 0 && file["would_update"] as? Int == 0 && file["inserted"] == nil, "\(file)")

@@ -110,7 +110,7 @@ struct RidesTests {
         for kind in ["ride-offers", "ride-requests"] {
             #expect(try source.run(["export", kind, "--out", "\(folder)/\(kind).csv"]).status == 0)
         }
-        let again = try json(try source.run(["import", "--dir", folder, "--dry-run", "--format", "json"]).stdout)
+        let again = try json(try source.run(["import", "--dir", folder, "--dry-run", "--format", "json", "--wait"]).stdout)
         let files = try #require(again["files"] as? [[String: Any]])
         #expect(files.map { $0["unchanged"] as? Int } == [6, 8])
         #expect(files.allSatisfy { $0["would_insert"] as? Int == 0 && $0["would_update"] as? Int == 0 })
