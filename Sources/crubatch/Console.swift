@@ -31,6 +31,12 @@ struct Console {
         return status
     }
 
+    /// Prints a report's CSV form as it is and returns `status`; a quiet success prints nothing.
+    func finish(csv: String, status: ExitStatus = .ok) -> ExitStatus {
+        if !(quiet && status == .ok) { FileHandle.standardOutput.write(Data(csv.utf8)) }
+        return status
+    }
+
     /// A remark for people (progress, what was written); never in JSON mode or when quiet.
     func note(_ text: String) {
         if !quiet && !json { printError(text) }

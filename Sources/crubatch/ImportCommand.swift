@@ -308,7 +308,7 @@ struct ImportCommand: ParsableCommand {
         options.maxErrors = maxErrors
         options.rejectsPath = rejects
         options.blank = blank.value
-        options.onDuplicate = onDuplicate == .warn ? .warning : .error
+        options.onDuplicate = onDuplicate.value
         options.waitForLock = wait
         options.columnMap = try input.columnMap()
         if sync { options.sync = scope.flatMap(SyncScope.init(argument:)) ?? .everything }
@@ -408,6 +408,7 @@ enum OnErrorChoice: String, ExpressibleByArgument, CaseIterable {
 
 enum OnDuplicateChoice: String, ExpressibleByArgument, CaseIterable {
     case warn, reject
+    var value: Diagnostic.Severity { self == .warn ? .warning : .error }
 }
 
 enum BlankChoice: String, ExpressibleByArgument, CaseIterable {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CruBatch
-import Foundation
 
 struct PeopleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,9 +43,7 @@ struct PeopleDuplicatesCommand: ParsableCommand {
         let console = Console(command: "people duplicates", quiet: quiet, json: format == .json)
         try console.run {
             let report = try DuplicatePeople(connection: database.connect()).find(minimumScore: minScore)
-            guard format == .csv else { return console.finish(report) }
-            if !quiet { FileHandle.standardOutput.write(Data(report.csv.utf8)) }
-            return .ok
+            return format == .csv ? console.finish(csv: report.csv) : console.finish(report)
         }
     }
 }

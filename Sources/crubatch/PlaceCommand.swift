@@ -1,7 +1,6 @@
 import ArgumentParser
 import CruBatch
 import CSVStream
-import Foundation
 
 struct PlaceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -88,10 +87,8 @@ struct PlaceCommand: ParsableCommand {
                 for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
             }
             guard format == .csv else { return console.finish(report, status: report.exitStatus) }
-            if !report.unreadable && !(quiet && report.exitStatus == .ok) {
-                FileHandle.standardOutput.write(Data(report.csv().utf8))
-            }
-            return report.exitStatus
+            // An unreadable file has no rows: its diagnostics, on stderr, are the whole answer.
+            return report.unreadable ? report.exitStatus : console.finish(csv: report.csv(), status: report.exitStatus)
         }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CruBatch
-import Foundation
 
 /// `crubatch rides SUBCOMMAND`: ride sharing for events. Each subcommand is one job on offers,
 /// requests and their pairings; a new one is one more entry in `subcommands`.
@@ -71,8 +70,7 @@ struct RidesPairCommand: ParsableCommand {
             let report = try RidesPairRun(options: options).run(connection: database.connect())
             if let target = html.report { try HTMLReport.write(report, to: target) }
             guard format == .csv else { return console.finish(report, status: report.exitStatus) }
-            if !(quiet && report.exitStatus == .ok) { FileHandle.standardOutput.write(Data(report.csv().utf8)) }
-            return report.exitStatus
+            return console.finish(csv: report.csv(), status: report.exitStatus)
         }
     }
 }

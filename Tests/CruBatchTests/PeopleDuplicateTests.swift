@@ -337,5 +337,15 @@ struct PeopleMergeTests {
         let missing = try database.run(["people", "merge", "ann.shaw@calpoly.edu", "nobody@example.edu"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("no person has the email nobody@example.edu"), "\(missing.stderr)")
+
+        // From a pairs file, a refusal and a blank cell name the file and the line (and the cell's column).
+        let unknown = try scratch.writeFile("unknown.csv", "keep_email,drop_email\nann.shaw@calpoly.edu,nobody@example.edu\n")
+        let refused = try database.run(["people", "merge", "--from", unknown])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(unknown):2: no person has the email nobody@example.edu (DROP)"), "\(refused.stderr)")
+        let blank = try scratch.writeFile("blank.csv", "score,keep_email,drop_email\n90,ann.shaw@calpoly.edu,\n")
+        let unreadable = try database.run(["people", "merge", "--from", blank])
+        #expect(unreadable.status == 65)
+        #expect(unreadable.stderr.contains("\(blank):2:3: drop_email is empty"), "\(unreadable.stderr)")
     }
 }

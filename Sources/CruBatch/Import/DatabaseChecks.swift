@@ -16,7 +16,7 @@ struct DatabaseChecks {
     /// Whether a blank cell of an existing row keeps its stored value (then no default is applied).
     let blank: ImportOptions.Blank
     /// What a new person who probably is someone known already is (`--on-duplicate`).
-    var onDuplicate: Diagnostic.Severity = .warning
+    let onDuplicate: Diagnostic.Severity
 
     /// Every problem found (errors and warnings); `rejectedLines` are the rows whose cells already
     /// failed, which take no seat in a group.

@@ -82,9 +82,9 @@ struct KindLoader {
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
         try connection.script("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
 
-        var checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
-                                    locksGroups: !options.validateOnly, blank: options.blank)
-        checks.onDuplicate = options.onDuplicate
+        let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
+                                    locksGroups: !options.validateOnly, blank: options.blank,
+                                    onDuplicate: options.onDuplicate)
         for diagnostic in try checks.run(rejectedLines: result.rejectedLines) {
             result.diagnostics.append(diagnostic)
             if diagnostic.severity == .error { result.rejectedLines.insert(diagnostic.line) }

@@ -10,23 +10,24 @@ extension PeopleMerge {
         guard FileManager.default.fileExists(atPath: path) else { throw CruBatchError.fileNotFound(path) }
         let table = try TableFile.open(path: path, options: CSVReader.Options(displayName: path))
         let names = table.header.map(TableHeader.normalizedName)
-        func column(_ wanted: [String]) throws -> Int {
-            guard let index = names.firstIndex(where: wanted.contains) else {
-                throw CruBatchError.unreadable("\(path):1: a pairs file needs the column \"\(wanted[0] == "keepemail" ? "keep_email" : "drop_email")\" "
+        func column(_ title: String, or short: String) throws -> Int {
+            guard let index = names.firstIndex(where: { $0 == TableHeader.normalizedName(title) || $0 == short }) else {
+                throw CruBatchError.unreadable("\(path):1: a pairs file needs the column \"\(title)\" "
                     + "(the columns of people duplicates --format csv)")
             }
             return index
         }
-        let (keep, drop) = (try column(["keepemail", "keep"]), try column(["dropemail", "drop"]))
+        let columns = [(title: "keep_email", index: try column("keep_email", or: "keep")),
+                       (title: "drop_email", index: try column("drop_email", or: "drop"))]
         var pairs: [Pair] = []
         do {
             while let row = try table.next() {
-                let cells = (row.cells.indices.contains(keep) ? row.cells[keep] : "",
-                             row.cells.indices.contains(drop) ? row.cells[drop] : "")
-                guard !cells.0.isEmpty, !cells.1.isEmpty else {
-                    throw CruBatchError.unreadable("\(path):\(row.line): give both keep_email and drop_email")
+                let cells = columns.map { row.cells.indices.contains($0.index) ? row.cells[$0.index] : "" }
+                if let blank = columns.indices.first(where: { cells[$0].isEmpty }) {
+                    throw CruBatchError.unreadable("\(path):\(row.line):\(columns[blank].index + 1): "
+                        + "\(columns[blank].title) is empty: give both keep_email and drop_email, or delete the row")
                 }
-                pairs.append(Pair(keep: cells.0, drop: cells.1))
+                pairs.append(Pair(keep: cells[0], drop: cells[1], location: "\(path):\(row.line)"))
             }
         } catch let diagnostic as Diagnostic {
             throw CruBatchError.unreadable(diagnostic.rendered)

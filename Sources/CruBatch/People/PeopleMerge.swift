@@ -12,10 +12,18 @@ public struct PeopleMerge {
     public struct Pair: Sendable, Equatable {
         public let keep: String
         public let drop: String
+        /// Where a pairs file gives it (`pairs.csv:4`), which a refusal names.
+        public let location: String?
 
-        public init(keep: String, drop: String) {
+        public init(keep: String, drop: String, location: String? = nil) {
             self.keep = keep.trimmingCharacters(in: .whitespaces).lowercased()
             self.drop = drop.trimmingCharacters(in: .whitespaces).lowercased()
+            self.location = location
+        }
+
+        /// A refusal of this pair, after its place in the pairs file when it has one.
+        func refusal(_ message: String) -> CruBatchError {
+            .refused((location.map { "\($0): " } ?? "") + message + "; nothing was changed")
         }
     }
 
@@ -52,17 +60,15 @@ public struct PeopleMerge {
 
     /// Merges one pair inside the run's transaction.
     private func mergeOne(_ pair: Pair, runID: Int) throws -> MergeReport.Merged {
-        let (keepID, dropID) = try (person(pair.keep, role: "KEEP"), person(pair.drop, role: "DROP"))
-        guard keepID != dropID else {
-            throw CruBatchError.refused("\(pair.keep) and \(pair.drop) are one person already; nothing was changed")
-        }
+        let (keepID, dropID) = try (person(pair.keep, role: "KEEP", of: pair), person(pair.drop, role: "DROP", of: pair))
+        guard keepID != dropID else { throw pair.refusal("\(pair.keep) and \(pair.drop) are one person already") }
         let moves = PersonMoves(connection: connection, keep: keepID, drop: dropID)
         let broken = try moves.brokenRides()
         guard broken.isEmpty else {
-            throw CruBatchError.refused("""
+            throw pair.refusal("""
                 \(pair.drop) cannot be merged into \(pair.keep): it would break seated rides: \
                 \(broken.joined(separator: "; ")); cancel one of them first (crubatch rides cancel --offer ID \
-                or --request ID); nothing was changed
+                or --request ID)
                 """)
         }
         var merged = MergeReport.Merged(keep: pair.keep, drop: pair.drop)
@@ -82,13 +88,13 @@ public struct PeopleMerge {
         return merged
     }
 
-    /// The id of the person with `email`, their own or an alias; refuses when there is none.
-    private func person(_ email: String, role: String) throws -> Int {
+    /// The id of the person with `email`, their own or an alias; refuses `pair` when there is none.
+    private func person(_ email: String, role: String, of pair: Pair) throws -> Int {
         let found = try connection.query("""
             select id from people where email = \(email) and forgotten_at is null
             union all select person_id from person_aliases where email = \(email)
             """).rows.first.map { try $0.decode(Int.self, 0) }
-        guard let found else { throw CruBatchError.refused("no person has the email \(email) (\(role)); nothing was changed") }
+        guard let found else { throw pair.refusal("no person has the email \(email) (\(role))") }
         return found
     }
 

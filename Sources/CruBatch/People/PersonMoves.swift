@@ -140,13 +140,14 @@ struct PersonMoves {
     /// of KEEP's are only deleted. With `ordered`, the moved rows' `position` comes after KEEP's.
     /// Returns how many rows DROP had.
     private func moveListRows(of table: String, person: String, sameAs: String, ordered: Bool = false) throws -> Int {
+        let after: SQLFragment = ordered
+            ? "(select coalesce(max(position) + 1, 0) from \(identifier: table) where \(identifier: person) = \(keep))"
+            : "0"
         return try dropShared(of: table, person: person, sameAs: sameAs) + connection.query("""
             with moved as (delete from \(identifier: table) where \(identifier: person) = \(drop) returning *)
             insert into \(identifier: table)
             select (jsonb_populate_record(null::\(identifier: table), to_jsonb(m)
-                    || jsonb_build_object(\(person)::text, \(keep)::bigint, 'position', m.position + case when \(ordered)::boolean
-                       then (select coalesce(max(position) + 1, 0) from \(identifier: table) where \(identifier: person) = \(keep))
-                       else 0 end))).*
+                    || jsonb_build_object(\(person)::text, \(keep)::bigint, 'position', m.position + \(unescaped: after)))).*
             from moved m
             """).affectedRows
     }

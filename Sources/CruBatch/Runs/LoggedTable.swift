@@ -23,9 +23,13 @@ struct LoggedTable {
     /// kept, so that `undo` gives them back.
     static let loggedByHand = ["notifications"]
 
-    /// The tables named, in dependency order (the tables logged by hand last).
+    /// Every table `run_changes` may hold rows of: the logged ones in dependency order, then those
+    /// logged by hand.
+    static let all = dependencyOrder + loggedByHand
+
+    /// The tables named, in the order of `all`.
     static func load(_ names: Set<String>, from connection: PostgresConnection) throws -> [LoggedTable] {
-        let tables = (dependencyOrder + loggedByHand).filter(names.contains)
+        let tables = all.filter(names.contains)
         var columns: [String: [(name: String, isKey: Bool)]] = [:]
         for row in try connection.query("""
             select c.relname, a.attname, coalesce(a.attnum = any(i.indkey), false)

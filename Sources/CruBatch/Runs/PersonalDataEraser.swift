@@ -9,9 +9,9 @@ import PostgresClient
 /// messages about their pairings and the newcomer messages about their check-ins too: a message
 /// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows in
 /// `run_changes` get the same placeholders. Their email aliases (`people merge`) are deleted, and
-/// the images of the aliases and of the people merged into them scrubbed. The run is recorded (kind `forget`, by whom, when) with
-/// one `run_changes` row that names the person's id and who asked, without the data; the erasure
-/// itself is not logged, so its before-image never exists.
+/// the images of the aliases and of the people merged into them scrubbed. The run is recorded
+/// (kind `forget`, by whom, when) with one `run_changes` row that names the person's id and who
+/// asked, without the data; the erasure itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
     /// What one erasure did.
     public struct Report: Sendable, CommandReport {

@@ -77,7 +77,7 @@ public struct Undo {
                 return (["cannot undo run \(runID) (\(run)): these rows changed after it, or use rows it added; nothing was written (--force overwrites them):"]
                     + list).joined(separator: "\n")
             }
-            let tables = (LoggedTable.dependencyOrder + LoggedTable.loggedByHand).compactMap { table -> String? in
+            let tables = LoggedTable.all.compactMap { table -> String? in
                 let (back, gone) = (restored[table, default: 0], removed[table, default: 0])
                 guard back + gone > 0 else { return nil }
                 return "\(table) \(back) restored, \(gone) removed"
@@ -117,7 +117,7 @@ public struct Undo {
                 let changed = Set(try connection.query(
                     "select distinct table_name from run_changes where run_id = \(runID)")
                     .rows.map { try $0.decode(String.self, 0) })
-                let logged = try LoggedTable.load(Set(LoggedTable.dependencyOrder + LoggedTable.loggedByHand), from: connection)
+                let logged = try LoggedTable.load(Set(LoggedTable.all), from: connection)
                 let tables = logged.filter { changed.contains($0.name) }
                 try connection.execute("""
                     create temp table undo_rows
