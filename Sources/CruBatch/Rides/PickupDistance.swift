@@ -13,17 +13,17 @@ import Foundation
 ///
 /// Any two different postal codes are farther apart than any two points with the same code, and
 /// different or unknown places farther still, so the pairing joins neighbours first.
-public enum PickupDistance {
+enum PickupDistance {
     /// Two different postal codes that share their first three characters.
-    public static let nearbyPostalCode = 10_000
+    static let nearbyPostalCode = 10_000
     /// Two postal codes that differ within their first three characters.
-    public static let otherPostalCode = 40_000
+    static let otherPostalCode = 40_000
     /// Two points with nothing comparable in common: different or empty places.
-    public static let unmatchedPlace = 50_000
+    static let unmatchedPlace = 50_000
     /// The Earth's mean radius (IUGG), in metres.
     static let earthRadius = 6_371_008.8
 
-    public static func metres(_ a: PickupPoint, _ b: PickupPoint) -> Int {
+    static func metres(_ a: PickupPoint, _ b: PickupPoint) -> Int {
         Table([a, b]).metres(0, 1)
     }
 

@@ -27,8 +27,8 @@ import Foundation
 /// - **Waiting.** A request leg left without a driver says why (`RideWaitReason`): no driver drives
 ///   that leg, none departs inside its window, or all that do are full. Because the count is
 ///   maximal, a waiting passenger's every driver in the window is full.
-public enum RidePairing {
-    public static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair]) -> RidePairingResult {
+enum RidePairing {
+    static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair]) -> RidePairingResult {
         pair(offers: offers, requests: requests, kept: kept, candidates: candidates)
     }
 
