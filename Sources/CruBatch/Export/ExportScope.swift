@@ -7,22 +7,24 @@ public enum ExportScope: Sendable, Equatable {
     case ministry(String)
     case campus(String)
 
-    /// SQL condition over `g` (community_groups), `mi` (ministries) and `c` (campuses).
-    var condition: PostgresQuery {
+    /// The one code a narrowed scope names: what it is (for people), the code column it matches
+    /// (over `g` community_groups, `mi` ministries, `c` campuses) and the code.
+    private var narrowing: (noun: String, column: SQLFragment, code: String)? {
         switch self {
-        case .everything: "true"
-        case .group(let code): "g.code = \(code.lowercased())"
-        case .ministry(let code): "mi.code = \(code.lowercased())"
-        case .campus(let code): "c.code = \(code.lowercased())"
+        case .everything: nil
+        case .group(let code): ("group", "g.code", code)
+        case .ministry(let code): ("ministry", "mi.code", code)
+        case .campus(let code): ("campus", "c.code", code)
         }
     }
 
+    /// SQL condition over `g` (community_groups), `mi` (ministries) and `c` (campuses).
+    var condition: PostgresQuery {
+        guard let narrowing else { return "true" }
+        return "\(unescaped: narrowing.column) = \(narrowing.code.lowercased())"
+    }
+
     var label: String {
-        switch self {
-        case .everything: "everything"
-        case .group(let code): "group \(code)"
-        case .ministry(let code): "ministry \(code)"
-        case .campus(let code): "campus \(code)"
-        }
+        narrowing.map { "\($0.noun) \($0.code)" } ?? "everything"
     }
 }
