@@ -302,12 +302,7 @@ enum KindCatalog {
             ColumnSpec("email", .email, required: true, key: true,
                        aliases: ["passenger", "passenger email"] + Aliases.email,
                        storedIn: "passenger_id", references: .passenger, personal: .no),
-            ColumnSpec("first_name", .text, aliases: Aliases.firstName,
-                       describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
-            ColumnSpec("last_name", .text, aliases: Aliases.lastName,
-                       describes: ReferencedDetail(reference: .passenger, requiredWhenNew: true)),
-            ColumnSpec("phone", .phone, aliases: Aliases.phone,
-                       describes: ReferencedDetail(reference: .passenger, requiredWhenNew: false)),
+        ] + nameAndPhone(of: .passenger, phoneRequiredWhenNew: false) + [
             rideDirection,
         ] + pickup + [
             rideTime("earliest_departure", aliases: ["earliest", "leave after"]),
@@ -320,6 +315,19 @@ enum KindCatalog {
         belongsTo: "event",
         syncScopedByFile: true,
         ownedTables: ["ride_pairings"])
+
+    /// The name and phone of a person a row names by email, which add them when they are new (a
+    /// passenger, a walk-in): both names are required then, the phone as `phoneRequiredWhenNew` says.
+    private static func nameAndPhone(of person: Reference, phoneRequiredWhenNew: Bool) -> [ColumnSpec] {
+        [
+            ColumnSpec("first_name", .text, aliases: Aliases.firstName,
+                       describes: ReferencedDetail(reference: person, requiredWhenNew: true)),
+            ColumnSpec("last_name", .text, aliases: Aliases.lastName,
+                       describes: ReferencedDetail(reference: person, requiredWhenNew: true)),
+            ColumnSpec("phone", .phone, aliases: Aliases.phone,
+                       describes: ReferencedDetail(reference: person, requiredWhenNew: phoneRequiredWhenNew)),
+        ]
+    }
 
     /// How an offer or a request ends: its status becomes `cancelled` (and the database stamps `ended_at`).
     static let rideCancelled = Retirement.end(column: "status", value: "cancelled")
@@ -336,12 +344,7 @@ enum KindCatalog {
                        references: .event, personal: .no),
             ColumnSpec("email", .email, key: true, aliases: Aliases.email, storedIn: "person_id", references: .attendee,
                        personal: .no),
-            ColumnSpec("first_name", .text, aliases: Aliases.firstName,
-                       describes: ReferencedDetail(reference: .attendee, requiredWhenNew: true)),
-            ColumnSpec("last_name", .text, aliases: Aliases.lastName,
-                       describes: ReferencedDetail(reference: .attendee, requiredWhenNew: true)),
-            ColumnSpec("phone", .phone, aliases: Aliases.phone,
-                       describes: ReferencedDetail(reference: .attendee, requiredWhenNew: true)),
+        ] + nameAndPhone(of: .attendee, phoneRequiredWhenNew: true) + [
             ColumnSpec("school_year", .schoolYear, aliases: Aliases.schoolYear,
                        describes: ReferencedDetail(reference: .attendee, requiredWhenNew: false)),
             ColumnSpec("checked_in_at", .dateTime, aliases: ["checked in", "check-in time", "arrived", "timestamp"],
