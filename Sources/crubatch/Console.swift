@@ -17,6 +17,23 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
 
+/// A command that reports through a `Console`: its `run()` makes the console and turns every
+/// failure into its message on stderr (and a JSON error object in JSON mode) and its exit status,
+/// so the command itself only does its work in `report(to:)`.
+protocol ReportingCommand: ParsableCommand {
+    /// Where the command reports, named as JSON documents name it (`runs show`).
+    var console: Console { get }
+    /// Does the command's work, prints its report through `console` and returns its exit status.
+    func report(to console: Console) throws -> ExitStatus
+}
+
+extension ReportingCommand {
+    func run() throws {
+        let console = console
+        try console.run { try report(to: console) }
+    }
+}
+
 /// Where a command's words go: its report on stdout (text or JSON), notes and diagnostics on
 /// stderr, nothing at all for a quiet success.
 struct Console {

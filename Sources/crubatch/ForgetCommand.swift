@@ -1,7 +1,7 @@
 import ArgumentParser
 import CruBatch
 
-struct ForgetCommand: ParsableCommand {
+struct ForgetCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
         abstract: "Erase one person's personal data (a request to be forgotten).",
@@ -27,15 +27,14 @@ struct ForgetCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
-    func run() throws {
-        let console = output.console("forget")
-        try console.run {
-            let report = try PersonalDataEraser(connection: database.connect()).erase(email: email, exports: exports)
-            if report.exportsFailed {
-                console.warn("crubatch: the person was erased from the database, but some nightly export files "
-                    + "could not be cleaned (listed as NOT CLEANED)")
-            }
-            return console.finish(report, status: report.exportsFailed ? .cannotCreate : .ok)
+    var console: Console { output.console("forget") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        let report = try PersonalDataEraser(connection: database.connect()).erase(email: email, exports: exports)
+        if report.exportsFailed {
+            console.warn("crubatch: the person was erased from the database, but some nightly export files "
+                + "could not be cleaned (listed as NOT CLEANED)")
         }
+        return console.finish(report, status: report.exportsFailed ? .cannotCreate : .ok)
     }
 }

@@ -180,7 +180,7 @@ struct InputOptions: ParsableArguments {
     }
 }
 
-struct ImportCommand: ParsableCommand {
+struct ImportCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Validate a CSV file, an Excel workbook or an iCalendar file of events, and load it (insert new rows, update changed ones).",
@@ -301,7 +301,9 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    var console: Console { output.console("import") }
+
+    func report(to console: Console) throws -> ExitStatus {
         var options = ImportOptions()
         options.dryRun = dryRun
         options.onError = onError.value
@@ -317,12 +319,11 @@ struct ImportCommand: ParsableCommand {
         options.messages = JoinMessages(notify: !noNotify, welcome: welcome)
         try load.apply(to: &options)
         options.fetch.force = force
-        let console = output.console("import")
-        try console.run { try runLoad(input, options: options, console: console, database: database) }
+        return try runLoad(input, options: options, console: console, database: database)
     }
 }
 
-struct ValidateCommand: ParsableCommand {
+struct ValidateCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Run every check import makes, against the file and the database, and write nothing.",
@@ -345,13 +346,14 @@ struct ValidateCommand: ParsableCommand {
         try input.refuseSheet(load.read.sheet)
     }
 
-    func run() throws {
+    var console: Console { output.console("validate") }
+
+    func report(to console: Console) throws -> ExitStatus {
         var options = ImportOptions()
         options.validateOnly = true
         options.columnMap = try input.columnMap()
         try load.apply(to: &options)
-        let console = output.console("validate")
-        try console.run { try runLoad(input, options: options, console: console, database: database) }
+        return try runLoad(input, options: options, console: console, database: database)
     }
 }
 

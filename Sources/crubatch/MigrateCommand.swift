@@ -1,7 +1,7 @@
 import ArgumentParser
 import CruBatch
 
-struct MigrateCommand: ParsableCommand {
+struct MigrateCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply the schema migrations built into crubatch (safe to re-run).",
@@ -20,12 +20,11 @@ struct MigrateCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
-    func run() throws {
-        let console = output.console("migrate")
-        try console.run {
-            let migrator = Migrator(connection: try database.connect())
-            let applied = status ? [] : try migrator.migrate()
-            return console.finish(MigrateReport(applied: applied, migrations: try migrator.status(), listing: status))
-        }
+    var console: Console { output.console("migrate") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        let migrator = Migrator(connection: try database.connect())
+        let applied = status ? [] : try migrator.migrate()
+        return console.finish(MigrateReport(applied: applied, migrations: try migrator.status(), listing: status))
     }
 }

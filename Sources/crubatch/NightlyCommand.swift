@@ -2,7 +2,7 @@ import ArgumentParser
 import CruBatch
 import Foundation
 
-struct NightlyCommand: ParsableCommand {
+struct NightlyCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "nightly",
         abstract: "Export all rosters, every kind, the calendars and upcoming events' cars into OUT/YYYY-MM-DD, for cron.",
@@ -41,23 +41,22 @@ struct NightlyCommand: ParsableCommand {
         return formatter.date(from: text).map { $0.addingTimeInterval(12 * 3600) }
     }
 
-    func run() throws {
-        let console = output.console("nightly")
-        try console.run {
-            let job = NightlyExport(connection: try database.connect(), readingFrom: try readOnly.connect(),
-                                    outputDirectory: out, keep: keep,
-                                    date: date.flatMap(Self.parse) ?? Date(), rosters: rosters)
-            let (folder, manifest) = try job.run()
-            for skipped in manifest.errors {
-                if let row = skipped.row {
-                    console.warn("crubatch: left \(row) out of \(skipped.file ?? "a file"): \(skipped.error)\n"
-                                 + "  hint: \(LeftOutRow.hint)")
-                } else {
-                    console.warn("crubatch: skipped \(skipped.file ?? "a file"): \(skipped.error)")
-                }
+    var console: Console { output.console("nightly") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        let job = NightlyExport(connection: try database.connect(), readingFrom: try readOnly.connect(),
+                                outputDirectory: out, keep: keep,
+                                date: date.flatMap(Self.parse) ?? Date(), rosters: rosters)
+        let (folder, manifest) = try job.run()
+        for skipped in manifest.errors {
+            if let row = skipped.row {
+                console.warn("crubatch: left \(row) out of \(skipped.file ?? "a file"): \(skipped.error)\n"
+                             + "  hint: \(LeftOutRow.hint)")
+            } else {
+                console.warn("crubatch: skipped \(skipped.file ?? "a file"): \(skipped.error)")
             }
-            return console.finish(NightlyReport(folder: folder, manifest: manifest), status: manifest.errors.isEmpty ? .ok : .rejected)
         }
+        return console.finish(NightlyReport(folder: folder, manifest: manifest), status: manifest.errors.isEmpty ? .ok : .rejected)
     }
 }
 

@@ -18,7 +18,7 @@ private func installStopHandlers() {
     pthread_sigmask(SIG_UNBLOCK, &signals, nil)
 }
 
-struct NotifyCommand: ParsableCommand {
+struct NotifyCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "notify",
         abstract: "Email students, group leaders, drivers and passengers what changed for them (each message once).",
@@ -111,64 +111,63 @@ struct NotifyCommand: ParsableCommand {
         throw ValidationError("--since takes YYYY-MM-DD or YYYY-MM-DD HH:MM (got \"\(since)\")")
     }
 
-    func run() throws {
-        let console = output.console("notify")
-        try console.run {
-            if let requeue {
-                return console.finish(try RequeueReport.requeue(requeue, since: try sinceDate(), connection: database.connect()))
-            }
-            let environment = ProcessInfo.processInfo.environment
-            var options = NotifyOptions()
-            options.digest = digest
-            options.digestOver = digestOver
-            options.ignoreBackoff = now
-            options.maxAttempts = maxAttempts
-            options.retryBase = retryBase
-            options.preview = transport == .stdout || preview != nil
-            if let folder = templates ?? environment["CRUBATCH_TEMPLATES"], !folder.isEmpty {
-                options.templates = URL(fileURLWithPath: folder)
-            }
-            if let sender = from ?? environment["CRUBATCH_FROM"] {
-                do { options.from = try EmailAddress.parse(sender) } catch { throw CruBatchError.usage("--from: \(error)") }
-            }
-            if let preview {
-                let notifier = try Notifier(connection: try database.connect(), transport: StdoutTransport(), options: options)
-                return console.finish(MessagePreview(try notifier.preview(kind: preview)))
-            }
-            let mailTransport: MailTransport
-            // A JSON preview prints its messages inside the one document, after the run.
-            let collector = transport == .stdout && console.json ? CollectingTransport() : nil
-            switch transport {
-            case .stdout:
-                mailTransport = collector ?? StdoutTransport()
-            case .smtp:
-                guard let url = smtpURL ?? environment["CRUBATCH_SMTP_URL"], !url.isEmpty else {
-                    throw CruBatchError.usage("no mail server: give --smtp-url or set CRUBATCH_SMTP_URL (or use --transport stdout)")
-                }
-                do { mailTransport = try SMTPTransport(url: url) } catch { throw CruBatchError.usage("--smtp-url: \(error)") }
-            }
-            let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options,
-                                        reconnect: { try database.connect() })
-            if watch {
-                installStopHandlers()
-                console.note("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")
-                try notifier.watch(pollInterval: poll, shouldStop: { stopSignal != 0 }) { summary in
-                    console.note("notify: \(summary.text)")
-                }
-                console.note("notify: stopped")
-                return .ok
-            }
-            let summary = try notifier.deliverDue()
-            let status = summary.exitStatus
-            // The text summary goes to stderr: stdout carries the messages of a preview.
-            if let collector {
-                let messages = collector.messages.map(MessagePreview.init)
-                return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: status)
-            }
-            if console.json { return console.finish(summary, status: status) }
-            if !(console.quiet && status == .ok) { printError("notify: \(summary.text)") }
-            return status
+    var console: Console { output.console("notify") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        if let requeue {
+            return console.finish(try RequeueReport.requeue(requeue, since: try sinceDate(), connection: database.connect()))
         }
+        let environment = ProcessInfo.processInfo.environment
+        var options = NotifyOptions()
+        options.digest = digest
+        options.digestOver = digestOver
+        options.ignoreBackoff = now
+        options.maxAttempts = maxAttempts
+        options.retryBase = retryBase
+        options.preview = transport == .stdout || preview != nil
+        if let folder = templates ?? environment["CRUBATCH_TEMPLATES"], !folder.isEmpty {
+            options.templates = URL(fileURLWithPath: folder)
+        }
+        if let sender = from ?? environment["CRUBATCH_FROM"] {
+            do { options.from = try EmailAddress.parse(sender) } catch { throw CruBatchError.usage("--from: \(error)") }
+        }
+        if let preview {
+            let notifier = try Notifier(connection: try database.connect(), transport: StdoutTransport(), options: options)
+            return console.finish(MessagePreview(try notifier.preview(kind: preview)))
+        }
+        let mailTransport: MailTransport
+        // A JSON preview prints its messages inside the one document, after the run.
+        let collector = transport == .stdout && console.json ? CollectingTransport() : nil
+        switch transport {
+        case .stdout:
+            mailTransport = collector ?? StdoutTransport()
+        case .smtp:
+            guard let url = smtpURL ?? environment["CRUBATCH_SMTP_URL"], !url.isEmpty else {
+                throw CruBatchError.usage("no mail server: give --smtp-url or set CRUBATCH_SMTP_URL (or use --transport stdout)")
+            }
+            do { mailTransport = try SMTPTransport(url: url) } catch { throw CruBatchError.usage("--smtp-url: \(error)") }
+        }
+        let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options,
+                                    reconnect: { try database.connect() })
+        if watch {
+            installStopHandlers()
+            console.note("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")
+            try notifier.watch(pollInterval: poll, shouldStop: { stopSignal != 0 }) { summary in
+                console.note("notify: \(summary.text)")
+            }
+            console.note("notify: stopped")
+            return .ok
+        }
+        let summary = try notifier.deliverDue()
+        let status = summary.exitStatus
+        // The text summary goes to stderr: stdout carries the messages of a preview.
+        if let collector {
+            let messages = collector.messages.map(MessagePreview.init)
+            return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: status)
+        }
+        if console.json { return console.finish(summary, status: status) }
+        if !(console.quiet && status == .ok) { printError("notify: \(summary.text)") }
+        return status
     }
 }
 

@@ -15,7 +15,7 @@ struct PeopleCommand: ParsableCommand {
         subcommands: [PeopleDuplicatesCommand.self, PeopleMergeCommand.self])
 }
 
-struct PeopleDuplicatesCommand: ParsableCommand {
+struct PeopleDuplicatesCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "duplicates",
         abstract: "List pairs of people who are probably the same person, strongest first, with a score and its reasons.",
@@ -39,16 +39,15 @@ struct PeopleDuplicatesCommand: ParsableCommand {
         if !(0...100).contains(minScore) { throw ValidationError("--min-score must be between 0 and 100") }
     }
 
-    func run() throws {
-        let console = Console(command: "people duplicates", quiet: quiet, json: format == .json)
-        try console.run {
-            let report = try DuplicatePeople(connection: database.connect()).find(minimumScore: minScore)
-            return format == .csv ? console.finish(csv: report.csv) : console.finish(report)
-        }
+    var console: Console { Console(command: "people duplicates", quiet: quiet, json: format == .json) }
+
+    func report(to console: Console) throws -> ExitStatus {
+        let report = try DuplicatePeople(connection: database.connect()).find(minimumScore: minScore)
+        return format == .csv ? console.finish(csv: report.csv) : console.finish(report)
     }
 }
 
-struct PeopleMergeCommand: ParsableCommand {
+struct PeopleMergeCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Merge two records of one person: DROP's memberships, rides, check-ins and messages go to KEEP.",
@@ -80,11 +79,10 @@ struct PeopleMergeCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let console = output.console("people merge")
-        try console.run {
-            let pairs = try from.map(PeopleMerge.pairs(fromFile:)) ?? [PeopleMerge.Pair(keep: keep!, drop: drop!)]
-            return console.finish(try PeopleMerge(connection: database.connect()).merge(pairs, file: from, dryRun: dryRun))
-        }
+    var console: Console { output.console("people merge") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        let pairs = try from.map(PeopleMerge.pairs(fromFile:)) ?? [PeopleMerge.Pair(keep: keep!, drop: drop!)]
+        return console.finish(try PeopleMerge(connection: database.connect()).merge(pairs, file: from, dryRun: dryRun))
     }
 }

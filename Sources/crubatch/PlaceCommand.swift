@@ -2,7 +2,7 @@ import ArgumentParser
 import CruBatch
 import CSVStream
 
-struct PlaceCommand: ParsableCommand {
+struct PlaceCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "place",
         abstract: "Place \"Get Involved\" questionnaire answers into community groups.",
@@ -72,23 +72,22 @@ struct PlaceCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    var console: Console { Console(command: "place", quiet: quiet, json: format == .json) }
+
+    func report(to console: Console) throws -> ExitStatus {
         var options = PlaceOptions()
         options.dryRun = dryRun
         options.columnMap = try columnMap()
         options.encoding = TextEncoding(rawValue: encoding.lowercased()) ?? .utf8
         options.sheet = sheet
         options.messages = JoinMessages(notify: !noNotify, welcome: !noWelcome)
-        let console = Console(command: "place", quiet: quiet, json: format == .json)
-        try console.run {
-            let report = try Placer(options: options).run(path: file, connect: database.connect)
-            if let target = html.report { try HTMLReport.write(report, path: file, options: options, to: target) }
-            if format != .json {
-                for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
-            }
-            guard format == .csv else { return console.finish(report, status: report.exitStatus) }
-            // An unreadable file has no rows: its diagnostics, on stderr, are the whole answer.
-            return report.unreadable ? report.exitStatus : console.finish(csv: report.csv(), status: report.exitStatus)
+        let report = try Placer(options: options).run(path: file, connect: database.connect)
+        if let target = html.report { try HTMLReport.write(report, path: file, options: options, to: target) }
+        if format != .json {
+            for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
         }
+        guard format == .csv else { return console.finish(report, status: report.exitStatus) }
+        // An unreadable file has no rows: its diagnostics, on stderr, are the whole answer.
+        return report.unreadable ? report.exitStatus : console.finish(csv: report.csv(), status: report.exitStatus)
     }
 }

@@ -19,7 +19,7 @@ struct RidesCommand: ParsableCommand {
         subcommands: [RidesPairCommand.self, RidesCancelCommand.self])
 }
 
-struct RidesPairCommand: ParsableCommand {
+struct RidesPairCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
         abstract: "Seat waiting ride requests in the open offers of events that share rides.",
@@ -60,22 +60,21 @@ struct RidesPairCommand: ParsableCommand {
 
     enum PairFormat: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
 
-    func run() throws {
+    var console: Console { Console(command: "rides pair", quiet: quiet, json: format == .json) }
+
+    func report(to console: Console) throws -> ExitStatus {
         var options = RidesPairOptions()
         options.event = event
         options.dryRun = dryRun
         options.messages = JoinMessages(notify: !noNotify)
-        let console = Console(command: "rides pair", quiet: quiet, json: format == .json)
-        try console.run {
-            let report = try RidesPairRun(options: options).run(connection: database.connect())
-            if let target = html.report { try HTMLReport.write(report, to: target) }
-            guard format == .csv else { return console.finish(report, status: report.exitStatus) }
-            return console.finish(csv: report.csv(), status: report.exitStatus)
-        }
+        let report = try RidesPairRun(options: options).run(connection: database.connect())
+        if let target = html.report { try HTMLReport.write(report, to: target) }
+        guard format == .csv else { return console.finish(report, status: report.exitStatus) }
+        return console.finish(csv: report.csv(), status: report.exitStatus)
     }
 }
 
-struct RidesCancelCommand: ParsableCommand {
+struct RidesCancelCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel one ride offer or one ride request, as importing it with status cancelled would.",
@@ -102,12 +101,11 @@ struct RidesCancelCommand: ParsableCommand {
         if (offer == nil) == (request == nil) { throw ValidationError("give one of --offer ID or --request ID") }
     }
 
-    func run() throws {
-        let console = output.console("rides cancel")
+    var console: Console { output.console("rides cancel") }
+
+    func report(to console: Console) throws -> ExitStatus {
         let target: RideCancellation.Target = offer.map { .offer($0) } ?? .request(request ?? 0)
-        try console.run {
-            console.finish(try RideCancellation(connection: database.connect())
-                .cancel(target, messages: JoinMessages(notify: !noNotify)))
-        }
+        return console.finish(try RideCancellation(connection: database.connect())
+            .cancel(target, messages: JoinMessages(notify: !noNotify)))
     }
 }

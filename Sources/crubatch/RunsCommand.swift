@@ -15,7 +15,7 @@ struct RunsCommand: ParsableCommand {
         defaultSubcommand: RunsListCommand.self)
 }
 
-struct RunsListCommand: ParsableCommand {
+struct RunsListCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List recent runs: kind, file, outcome and what each wrote (a killed run shows as 'killed', an undone one as 'undone').")
@@ -28,15 +28,14 @@ struct RunsListCommand: ParsableCommand {
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
-    func run() throws {
-        let console = output.console("runs")
-        try console.run {
-            console.finish(try ImportRuns.load(limit, from: database.connect()))
-        }
+    var console: Console { output.console("runs") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        console.finish(try ImportRuns.load(limit, from: database.connect()))
     }
 }
 
-struct RunsShowCommand: ParsableCommand {
+struct RunsShowCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show what one run changed: rows per table and operation, and with --rows each row's before and after.")
@@ -47,10 +46,9 @@ struct RunsShowCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
-    func run() throws {
-        let console = output.console("runs show")
-        try console.run {
-            console.finish(try RunDetails.load(runID, rows: rows, from: database.connect()))
-        }
+    var console: Console { output.console("runs show") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        console.finish(try RunDetails.load(runID, rows: rows, from: database.connect()))
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CruBatch
 
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show row counts per table, and notifications per status and per kind (dead ones listed).")
@@ -9,10 +9,9 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
-    func run() throws {
-        let console = output.console("status")
-        try console.run {
-            console.finish(try StatusReport.load(from: database.connect()))
-        }
+    var console: Console { output.console("status") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        console.finish(try StatusReport.load(from: database.connect()))
     }
 }

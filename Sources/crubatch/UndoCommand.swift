@@ -1,7 +1,7 @@
 import ArgumentParser
 import CruBatch
 
-struct UndoCommand: ParsableCommand {
+struct UndoCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "undo",
         abstract: "Undo a run (import, sync or place): put back every row it changed, in one transaction.",
@@ -22,11 +22,10 @@ struct UndoCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
-    func run() throws {
-        let console = output.console("undo")
-        try console.run {
-            let report = try Undo(connection: database.connect()).run(runID, force: force, notify: !noNotify)
-            return console.finish(report, status: report.exitStatus)
-        }
+    var console: Console { output.console("undo") }
+
+    func report(to console: Console) throws -> ExitStatus {
+        let report = try Undo(connection: database.connect()).run(runID, force: force, notify: !noNotify)
+        return console.finish(report, status: report.exitStatus)
     }
 }
