@@ -284,7 +284,7 @@ begin
 
     if ended is not null then
         perform cancel_ride_full(p.offer_id, p.leg)
-        from (select distinct offer_id, leg from ride_pairings where id in (select unnest(ended))) p;
+        from (select distinct offer_id, leg from new_rows where id in (select unnest(ended))) p;
         -- The update waits for a notify that is sending one of them, then finds it sent: told.
         with withdrawn as (
             update notifications set status = 'cancelled', last_error = 'the pairing ended before it was sent'
@@ -293,7 +293,7 @@ begin
         ), told as (
             select p.id, p.ended_at, t.kind,
                    case t.kind when 'ride-cancelled' then r.passenger_id else o.driver_id end as recipient
-            from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+            from new_rows p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
             cross join lateral (select case when p.end_reason like 'offer-%' then 'ride-cancelled'
                                             when p.end_reason like 'request-%' then 'seat-freed' end) t (kind)
             where p.id in (select unnest(ended)) and t.kind is not null
@@ -319,7 +319,7 @@ begin
         insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
         select 'ride-paired', p.id, who, 'ride-paired:' || p.id || ':' || who || ':' || extract(epoch from now()),
                notification_initial_status()
-        from ride_pairings p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+        from new_rows p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
         cross join lateral unnest(array[o.driver_id, r.passenger_id]) who
         where p.id in (select unnest(started)) and p.id not in (select ride_pairing_id from withdrawn)
         on conflict (dedupe_key) do nothing;
@@ -330,7 +330,7 @@ begin
         select 'ride-full', f.latest, f.driver_id, 'ride-full:' || f.latest || ':' || extract(epoch from now()),
                notification_initial_status()
         from (select o.driver_id, o.seats, count(*) as riders, max(s.id) as latest
-              from (select distinct offer_id, leg from ride_pairings where id in (select unnest(started))) l
+              from (select distinct offer_id, leg from new_rows where id in (select unnest(started))) l
               join ride_offers o on o.id = l.offer_id
               join ride_pairings s on s.offer_id = l.offer_id and s.leg = l.leg and s.ended_at is null
               group by o.id, l.leg) f
@@ -428,11 +428,17 @@ $$;
 
 CREATE FUNCTION public.skip_notification_of_inactive_membership() RETURNS trigger
     LANGUAGE plpgsql
+    SET enable_seqscan TO 'off'
     AS $$
+declare
+    membership record;
 begin
-    if exists (select 1 from memberships m join community_groups g on g.id = m.group_id
-               where m.id = new.membership_id
-               and (g.archived_at is not null or (m.status = 'left' and new.kind <> 'left'))) then
+    select m.status, m.group_id into membership from memberships m where m.id = new.membership_id;
+    if not found then
+        return new;
+    end if;
+    if (membership.status = 'left' and new.kind <> 'left')
+       or exists (select 1 from community_groups g where g.id = membership.group_id and g.archived_at is not null) then
         return null;
     end if;
     return new;
