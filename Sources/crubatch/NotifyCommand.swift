@@ -82,6 +82,9 @@ struct NotifyCommand: ReportingCommand {
     var retryBase = 60.0
     @Option(help: "With --watch: seconds between checks for due retries.")
     var poll = 30.0
+    @Option(help: ArgumentHelp("Send over N SMTP connections at once, each with its own database session (1-8; default 1). Each message is still sent once; use more than 1 only where the mail server allows that many connections.",
+                               valueName: "N"))
+    var connections = 1
     @OptionGroup var output: OutputOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -95,6 +98,10 @@ struct NotifyCommand: ReportingCommand {
         if since != nil && requeue == nil { throw ValidationError("--since goes with --requeue") }
         if requeue != nil && (watch || preview != nil) { throw ValidationError("--requeue only requeues: run notify again to send") }
         if preview != nil && watch { throw ValidationError("--preview prints one message: not with --watch") }
+        if !(1...8).contains(connections) { throw ValidationError("--connections must be 1 to 8") }
+        if connections > 1 && (watch || transport == .stdout || preview != nil || requeue != nil) {
+            throw ValidationError("--connections sends due messages once over SMTP: not with --watch, --transport stdout, --preview or --requeue")
+        }
         _ = try sinceDate()
     }
 
@@ -146,6 +153,14 @@ struct NotifyCommand: ReportingCommand {
                 throw CruBatchError.usage("no mail server: give --smtp-url or set CRUBATCH_SMTP_URL (or use --transport stdout)")
             }
             do { mailTransport = try SMTPTransport(url: url) } catch { throw CruBatchError.usage("--smtp-url: \(error)") }
+            if connections > 1 {
+                let (database, options) = (database, options)
+                let summary = try Notifier.deliverDue(senders: connections) {
+                    try Notifier(connection: try database.connect(), transport: try SMTPTransport(url: url), options: options,
+                                 reconnect: { try database.connect() })
+                }
+                return report(summary, to: console)
+            }
         }
         let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options,
                                     reconnect: { try database.connect() })
@@ -159,12 +174,16 @@ struct NotifyCommand: ReportingCommand {
             return .ok
         }
         let summary = try notifier.deliverDue()
-        let status = summary.exitStatus
-        // The text summary goes to stderr: stdout carries the messages of a preview.
         if let collector {
             let messages = collector.messages.map(MessagePreview.init)
-            return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: status)
+            return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: summary.exitStatus)
         }
+        return report(summary, to: console)
+    }
+
+    /// A run's summary: the JSON document, or one line on stderr (stdout carries a preview's messages).
+    private func report(_ summary: NotifySummary, to console: Console) -> ExitStatus {
+        let status = summary.exitStatus
         if console.json { return console.finish(summary, status: status) }
         if !(console.quiet && status == .ok) { printError("notify: \(summary.text)") }
         return status

@@ -229,6 +229,25 @@ struct NotifyTests {
         #expect(server.commands.filter { $0.hasPrefix("EHLO") }.count == 1)
     }
 
+    @Test("notify --connections 3 sends 300 messages over up to three SMTP connections at once, each exactly once, and sums them up as one run")
+    func severalConnections() throws {
+        let (database, _) = try databaseWithJoins(150, leaders: 2)
+        let server = try FaultySMTPServer()
+        let result = try notify(database, ["--no-digest", "--connections", "3"], smtp: server.url())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("notify: sent 300, failed 0"), "\(result.stderr)")
+        let messageIDs = server.acceptedMessages.compactMap { $0.firstMatch(of: /(?im)^Message-ID: *(<[^>]+>)/)?.output.1 }
+        #expect(messageIDs.count == 300)
+        #expect(Set(messageIDs).count == 300)
+        // Each sender claims batches the others have not locked, so the work spreads over them.
+        #expect((2...3).contains(server.connectionCount), "\(server.connectionCount) connections")
+        #expect(try database.count("select count(*) from notifications where status = 'sent' and kind = 'joined' and sent_at > now() - interval '1 hour'") >= 300)
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
+
+        let refused = try notify(database, ["--connections", "2", "--watch"])
+        #expect(refused.status == 64 && refused.stderr.contains("--connections"), "\(refused.stderr)")
+    }
+
     @Test("notify --watch delivers a join inserted by plain SQL within seconds and exits 0 on SIGTERM")
     func watchMode() throws {
         let (database, _) = try databaseWithJoins(0, leaders: 1)

@@ -156,7 +156,7 @@ public final class Notifier {
     }
 
     /// Pending notifications still waiting: how many, and when the first falls due.
-    private func noteNextRetry(in summary: inout NotifySummary) throws {
+    func noteNextRetry(in summary: inout NotifySummary) throws {
         let row = try connection.query("""
             select count(*), to_char(min(n.next_attempt_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                    ceil(extract(epoch from min(n.next_attempt_at) - clock_timestamp()))::bigint

@@ -29,6 +29,21 @@ public struct NotifySummary: Sendable, Equatable, CommandReport {
     /// Times the database connection was lost (a failover) and made again during the run.
     public var reconnections = 0
 
+    /// Adds another sender's counts of the same run; its stop counts when this one has none. What is
+    /// left waiting is not added: it is the database's, read once every sender has finished.
+    mutating func add(_ other: NotifySummary) {
+        sent += other.sent
+        emails += other.emails
+        previewed += other.previewed
+        failed += other.failed
+        retrying += other.retrying
+        dead += other.dead
+        skipped += other.skipped
+        postponed += other.postponed
+        reconnections += other.reconnections
+        stop = stop ?? other.stop
+    }
+
     /// Whether the run handled any notification or stopped.
     var didAnything: Bool { sent + previewed + failed + retrying + dead + skipped > 0 || stop != nil }
 
