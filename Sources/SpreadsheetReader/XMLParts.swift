@@ -149,7 +149,7 @@ func localName(_ qualified: String) -> String {
 /// Decodes the `_xHHHH_` escapes OOXML writes for characters XML cannot hold (`_x000D_` is a
 /// carriage return; `_x005F_` escapes a literal underscore that would start one).
 func decodingOOXMLEscapes(_ text: String) -> String {
-    guard text.contains("_x") else { return text }
+    guard holdsEscapeMarker(text) else { return text }
     var result = ""
     var rest = Substring(text)
     while let start = rest.range(of: "_x") {
@@ -164,4 +164,15 @@ func decodingOOXMLEscapes(_ text: String) -> String {
         }
     }
     return result + rest
+}
+
+/// Whether `text` holds `_x`, which every escape starts with: a scan of its bytes, since nearly no
+/// cell holds one (Foundation's `contains` of a string bridges every cell to NSString).
+private func holdsEscapeMarker(_ text: String) -> Bool {
+    var previous: UInt8 = 0
+    for byte in text.utf8 {
+        if previous == UInt8(ascii: "_") && byte == UInt8(ascii: "x") { return true }
+        previous = byte
+    }
+    return false
 }
