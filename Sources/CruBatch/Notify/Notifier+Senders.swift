@@ -1,28 +1,37 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 extension Notifier {
     /// Delivers everything due over `senders` mail connections at once, each sender a `Notifier` of
-    /// its own (its own database session and SMTP connection, made by `makeNotifier` on its own
-    /// thread) running `deliverDue`. Each claims notifications the others have not locked
-    /// (`for update skip locked`), so every message is still sent once; while one sender waits for
-    /// the mail server's reply, another prepares and marks its message. One sender is `deliverDue`
-    /// itself.
+    /// its own (its own database session and SMTP connection, made by `makeNotifier`) running
+    /// `deliverDue`: this thread is the first sender, and each other one runs on a thread of its own
+    /// (the work waits on the network, so it is not bounded by the cores). Each sender claims
+    /// notifications the others have not locked (`for update skip locked`), so every message is
+    /// still sent once; while one waits for the mail server's reply, another prepares and marks its
+    /// message.
     ///
-    /// The summary adds up the senders' counts (the first stop is the run's stop) and says what is
-    /// left waiting once every sender has finished. A sender that fails (the database unreachable)
-    /// does not stop the others: the first failure is thrown when all have finished.
+    /// The summary adds up the senders' counts (a refused login outranks any other stop) and says
+    /// what is left waiting once every sender has finished. A sender that fails (its database
+    /// session lost for good) does not stop the others: the first failure is thrown when all have
+    /// finished.
     public static func deliverDue(senders: Int, makeNotifier: @escaping @Sendable () throws -> Notifier) throws -> NotifySummary {
         precondition(senders >= 1, "at least one sender")
-        if senders == 1 { return try makeNotifier().deliverDue() }
-        let finished = Mutex<[Result<NotifySummary, any Error>]>([])
-        DispatchQueue.concurrentPerform(iterations: senders) { _ in
-            let result = Result { try makeNotifier().deliverDue() }
-            finished.withLock { $0.append(result) }
+        let first = try makeNotifier()
+        let others = Mutex<[Result<NotifySummary, any Error>]>([])
+        let finished = DispatchGroup()
+        for _ in 1..<senders {
+            finished.enter()
+            Thread {
+                let result = Result { try makeNotifier().deliverDue() }
+                others.withLock { $0.append(result) }
+                finished.leave()
+            }.start()
         }
-        var total = NotifySummary()
-        for result in finished.withLock({ $0 }) { total.add(try result.get()) }
-        try makeNotifier().noteNextRetry(in: &total)
+        let own = Result { try first.deliverDue() }
+        finished.wait()
+        var total = try own.get()
+        for result in others.withLock({ $0 }) { total.add(try result.get()) }
+        try first.noteNextRetry(in: &total)
         return total
     }
 }

@@ -29,8 +29,9 @@ public struct NotifySummary: Sendable, Equatable, CommandReport {
     /// Times the database connection was lost (a failover) and made again during the run.
     public var reconnections = 0
 
-    /// Adds another sender's counts of the same run; its stop counts when this one has none. What is
-    /// left waiting is not added: it is the database's, read once every sender has finished.
+    /// Adds another sender's counts of the same run; its stop counts when this one has none, or when
+    /// it is a refused login (the exit status then asks for the settings to be fixed). What is left
+    /// waiting is not added: it is the database's, read once every sender has finished.
     mutating func add(_ other: NotifySummary) {
         sent += other.sent
         emails += other.emails
@@ -41,7 +42,7 @@ public struct NotifySummary: Sendable, Equatable, CommandReport {
         skipped += other.skipped
         postponed += other.postponed
         reconnections += other.reconnections
-        stop = stop ?? other.stop
+        if stop == nil || other.stop?.reason == .mailSettings { stop = other.stop ?? stop }
     }
 
     /// Whether the run handled any notification or stopped.
