@@ -31,7 +31,7 @@ struct SharedStrings: Sendable {
     /// Streams `xl/sharedStrings.xml` (when the workbook has one) into the table.
     static func read(from package: WorkbookPackage, part: String?) throws(WorkbookError) -> SharedStrings {
         guard let part, package.contains(part) else { return SharedStrings() }
-        let stream = PartInputStream(packagePath: package.path, part: part, limit: package.limits.maxPartBytes)
+        let stream = PartInputStream(packagePath: package.path, part: part, limits: package.limits)
         let collector = Collector(limits: package.limits)
         let parser = XMLParser(stream: stream)
         parser.delegate = collector

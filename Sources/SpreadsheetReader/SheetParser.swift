@@ -58,7 +58,7 @@ final class SheetRowStream {
         let batches = batches, parserDone = parserDone
         Thread.detachNewThread {
             defer { parserDone.signal() }
-            let stream = PartInputStream(packagePath: packagePath, part: part, limit: context.limits.maxPartBytes)
+            let stream = PartInputStream(packagePath: packagePath, part: part, limits: context.limits)
             defer { stream.cancel() }
             SheetParser(context: context, stream: stream, output: batches).run()
         }

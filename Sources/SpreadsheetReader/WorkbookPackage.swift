@@ -4,8 +4,16 @@ import ZIPFoundation
 /// How far a workbook may inflate before it is refused. An .xlsx is compressed: a file of a
 /// megabyte can hold a gigabyte of XML (a ZIP bomb), so every part is counted as it inflates.
 public struct WorkbookLimits: Sendable {
-    /// The most bytes a streamed part (a sheet, the shared strings) may inflate to.
+    /// The most bytes a streamed part (a sheet, the shared strings) may inflate to, whatever its
+    /// compressed size.
     public var maxPartBytes: Int
+    /// A streamed part may also inflate to this many times its compressed size, up to
+    /// `maxLargePartBytes`. A real sheet compresses about ten to one (a million rows of ten columns:
+    /// 73 MB inflating to 594 MB) and a ZIP bomb a thousand to one, so a large real workbook is read
+    /// while a small file that inflates without end is still held to `maxPartBytes`.
+    public var maxInflationRatio: Int
+    /// The most bytes any streamed part may inflate to.
+    public var maxLargePartBytes: Int
     /// The most bytes a part read whole (workbook, relationships, styles) may inflate to.
     public var maxWholePartBytes: Int
     /// The longest text of one cell, in UTF-8 bytes; the same as a CSV field's by default.
@@ -13,12 +21,20 @@ public struct WorkbookLimits: Sendable {
     /// The most memory the shared strings, which are held, may take: their text and 8 bytes a string.
     public var maxSharedStringBytes: Int
 
-    public init(maxPartBytes: Int = 512 << 20, maxWholePartBytes: Int = 16 << 20, maxCellBytes: Int = 1 << 20,
-                maxSharedStringBytes: Int = 64 << 20) {
+    public init(maxPartBytes: Int = 512 << 20, maxInflationRatio: Int = 100, maxLargePartBytes: Int = 4 << 30,
+                maxWholePartBytes: Int = 16 << 20, maxCellBytes: Int = 1 << 20, maxSharedStringBytes: Int = 64 << 20) {
         self.maxPartBytes = maxPartBytes
+        self.maxInflationRatio = maxInflationRatio
+        self.maxLargePartBytes = maxLargePartBytes
         self.maxWholePartBytes = maxWholePartBytes
         self.maxCellBytes = maxCellBytes
         self.maxSharedStringBytes = maxSharedStringBytes
+    }
+
+    /// The most bytes a streamed part of `compressedSize` bytes may inflate to.
+    public func streamedPartLimit(compressedSize: Int) -> Int {
+        let (scaled, overflow) = compressedSize.multipliedReportingOverflow(by: maxInflationRatio)
+        return max(maxPartBytes, min(overflow ? .max : scaled, maxLargePartBytes))
     }
 
     /// `512 MiB`, or a number of bytes when it is no whole number of MiB.
@@ -101,8 +117,8 @@ final class PartInputStream: InputStream {
     /// Why the bytes stopped early, once `read` has returned -1.
     private(set) var failure: PartReadFailure?
 
-    /// Streams `part`, failing once it inflates to more than `limit` bytes.
-    init(packagePath: String, part: String, limit: Int) {
+    /// Streams `part`, failing once it inflates past what `limits` allow a part of its compressed size.
+    init(packagePath: String, part: String, limits: WorkbookLimits) {
         super.init(data: Data())
         let queue = chunks
         Thread.detachNewThread {
@@ -111,6 +127,7 @@ final class PartInputStream: InputStream {
                 guard let entry = archive[part] else {
                     throw PartReadFailure(message: "the package has no part \(part)")
                 }
+                let limit = limits.streamedPartLimit(compressedSize: Int(clamping: entry.compressedSize))
                 var inflated = 0
                 var prolog = PrologCheck()
                 let checksum = try archive.extract(entry, bufferSize: 1 << 16, skipCRC32: false) { chunk in

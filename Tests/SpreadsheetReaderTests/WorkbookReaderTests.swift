@@ -276,13 +276,28 @@ struct WorkbookReaderTests {
         }
     }
 
+    @Test("a large sheet that compresses as real sheets do is read past maxPartBytes, up to its inflation ratio")
+    func largeRealSheet() throws {
+        var builder = PackageBuilder()
+        builder.sharedStrings = ["<si><t>name</t></si>"]
+        builder.addSheet("Sheet1", rows: textRow(1, ["a"]) + (2..<3000).map { textRow($0, ["row \($0) of a sheet"]) }.joined())
+        let read3000 = try read(builder, limits: WorkbookLimits(maxPartBytes: 100_000))
+        #expect(read3000.diagnostic == nil, "\(String(describing: read3000.diagnostic))")
+        #expect(read3000.rows.count == 2998)
+        // The same sheet allowed no more than its compressed size times 2: refused past 100,000 bytes.
+        let refused = try read(builder, limits: WorkbookLimits(maxPartBytes: 100_000, maxInflationRatio: 2))
+        #expect(refused.diagnostic?.message.contains("inflates to more than 100000 bytes") == true)
+        #expect(WorkbookLimits().streamedPartLimit(compressedSize: 73_316_138) == 4 << 30)
+        #expect(WorkbookLimits().streamedPartLimit(compressedSize: 1 << 20) == 512 << 20)
+    }
+
     @Test("a part that inflates past its limit is refused, streamed or read whole; so are shared strings past theirs")
     func partLimits() throws {
         var builder = PackageBuilder()
         builder.sharedStrings = (0..<40).map { "<si><t>string number \($0)</t></si>" }
         builder.addSheet("Sheet1", rows: textRow(1, ["a"]) + (2..<3000).map { textRow($0, ["row \($0)"]) }.joined())
         // The rows inflated before the limit are read (the first 64 KiB chunk), then the sheet stops.
-        let outcome = try read(builder, limits: WorkbookLimits(maxPartBytes: 100_000))
+        let outcome = try read(builder, limits: WorkbookLimits(maxPartBytes: 100_000, maxInflationRatio: 1))
         let sheet = try #require(outcome.diagnostic)
         #expect(sheet.code == .malformedWorkbook && sheet.line > 2 && outcome.rows.count == sheet.line - 2)
         #expect(sheet.message.contains("xl/worksheets/sheet1.xml inflates to more than 100000 bytes"),
