@@ -125,6 +125,47 @@ struct NotifyCommand: ReportingCommand {
             return console.finish(try RequeueReport.requeue(requeue, since: try sinceDate(), connection: database.connect()))
         }
         let environment = ProcessInfo.processInfo.environment
+        let options = try notifyOptions(environment)
+        // Copied out of the command for the senders' closures, which may run on other threads.
+        let database = self.database
+        if let preview {
+            let notifier = try Notifier(connection: try database.connect(), transport: StdoutTransport(), options: options)
+            return console.finish(MessagePreview(try notifier.preview(kind: preview)))
+        }
+        guard transport == .smtp else {
+            // A JSON preview prints its messages inside the one document, after the run.
+            let collector = console.json ? CollectingTransport() : nil
+            let notifier = try Notifier(connection: try database.connect(), transport: collector ?? StdoutTransport(),
+                                        options: options, reconnect: { try database.connect() })
+            let summary = try notifier.deliverDue()
+            guard let collector else { return report(summary, to: console) }
+            let messages = collector.messages.map(MessagePreview.init)
+            return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: summary.exitStatus)
+        }
+        guard let url = smtpURL ?? environment["CRUBATCH_SMTP_URL"], !url.isEmpty else {
+            throw CruBatchError.usage("no mail server: give --smtp-url or set CRUBATCH_SMTP_URL (or use --transport stdout)")
+        }
+        // Each sender's own: an SMTP connection (the URL checked before the database is asked) and a
+        // database session, made again after a failover.
+        let makeNotifier: @Sendable () throws -> Notifier = {
+            let mail: SMTPTransport
+            do { mail = try SMTPTransport(url: url) } catch { throw CruBatchError.usage("--smtp-url: \(error)") }
+            return try Notifier(connection: try database.connect(), transport: mail, options: options,
+                                reconnect: { try database.connect() })
+        }
+        guard watch else { return report(try Notifier.deliverDue(senders: connections, makeNotifier: makeNotifier), to: console) }
+        let notifier = try makeNotifier()
+        installStopHandlers()
+        console.note("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")
+        try notifier.watch(pollInterval: poll, shouldStop: { stopSignal != 0 }) { summary in
+            console.note("notify: \(summary.text)")
+        }
+        console.note("notify: stopped")
+        return .ok
+    }
+
+    /// The options, from the flags and else the environment (CRUBATCH_TEMPLATES, CRUBATCH_FROM).
+    private func notifyOptions(_ environment: [String: String]) throws -> NotifyOptions {
         var options = NotifyOptions()
         options.digest = digest
         options.digestOver = digestOver
@@ -138,47 +179,7 @@ struct NotifyCommand: ReportingCommand {
         if let sender = from ?? environment["CRUBATCH_FROM"] {
             do { options.from = try EmailAddress.parse(sender) } catch { throw CruBatchError.usage("--from: \(error)") }
         }
-        if let preview {
-            let notifier = try Notifier(connection: try database.connect(), transport: StdoutTransport(), options: options)
-            return console.finish(MessagePreview(try notifier.preview(kind: preview)))
-        }
-        let mailTransport: MailTransport
-        // A JSON preview prints its messages inside the one document, after the run.
-        let collector = transport == .stdout && console.json ? CollectingTransport() : nil
-        switch transport {
-        case .stdout:
-            mailTransport = collector ?? StdoutTransport()
-        case .smtp:
-            guard let url = smtpURL ?? environment["CRUBATCH_SMTP_URL"], !url.isEmpty else {
-                throw CruBatchError.usage("no mail server: give --smtp-url or set CRUBATCH_SMTP_URL (or use --transport stdout)")
-            }
-            do { mailTransport = try SMTPTransport(url: url) } catch { throw CruBatchError.usage("--smtp-url: \(error)") }
-            if connections > 1 {
-                let (database, options) = (database, options)
-                let summary = try Notifier.deliverDue(senders: connections) {
-                    try Notifier(connection: try database.connect(), transport: try SMTPTransport(url: url), options: options,
-                                 reconnect: { try database.connect() })
-                }
-                return report(summary, to: console)
-            }
-        }
-        let notifier = try Notifier(connection: try database.connect(), transport: mailTransport, options: options,
-                                    reconnect: { try database.connect() })
-        if watch {
-            installStopHandlers()
-            console.note("notify: watching for new joins (stop with Ctrl-C or SIGTERM)")
-            try notifier.watch(pollInterval: poll, shouldStop: { stopSignal != 0 }) { summary in
-                console.note("notify: \(summary.text)")
-            }
-            console.note("notify: stopped")
-            return .ok
-        }
-        let summary = try notifier.deliverDue()
-        if let collector {
-            let messages = collector.messages.map(MessagePreview.init)
-            return console.finish(NotifyPreviewReport(summary: summary, messages: messages), status: summary.exitStatus)
-        }
-        return report(summary, to: console)
+        return options
     }
 
     /// A run's summary: the JSON document, or one line on stderr (stdout carries a preview's messages).

@@ -8,7 +8,7 @@ extension Notifier {
     /// (the work waits on the network, so it is not bounded by the cores). Each sender claims
     /// notifications the others have not locked (`for update skip locked`), so every message is
     /// still sent once; while one waits for the mail server's reply, another prepares and marks its
-    /// message.
+    /// message. With one sender this is `deliverDue` on the calling thread.
     ///
     /// The summary adds up the senders' counts (a refused login outranks any other stop) and says
     /// what is left waiting once every sender has finished. A sender that fails (its database
@@ -31,7 +31,8 @@ extension Notifier {
         finished.wait()
         var total = try own.get()
         for result in others.withLock({ $0 }) { total.add(try result.get()) }
-        try first.noteNextRetry(in: &total)
+        // A lone sender's summary already says so; with others, what they left is read once they are all done.
+        if senders > 1 { try first.noteNextRetry(in: &total) }
         return total
     }
 }
