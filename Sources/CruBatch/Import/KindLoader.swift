@@ -171,8 +171,12 @@ struct KindLoader {
         let staged = try connection.query("select count(*) from stage").scalar(Int.self)
         let sql = MergeSQL(spec: spec, blank: options.blank)
         if try !connection.query(sql.anyStored).scalar(Bool.self) {
+            let keys = try BulkLoadKeys.dropIfWorthIt(
+                table: spec.table, tables: [spec.table] + spec.lists.map(\.relation.childTable), newRows: staged,
+                connection: connection)
             counts.inserted = try connection.query(sql.insert(recording: false)).scalar(Int.self)
             for statement in sql.listSync(allNew: true) { try connection.execute(statement) }
+            try keys?.restore(connection: connection)
             counts.unchanged = staged - counts.inserted
             return
         }

@@ -1,0 +1,80 @@
+import PostgresClient
+
+/// The foreign keys of the tables a large first load fills, checked once for the whole load instead
+/// of row by row.
+///
+/// PostgreSQL checks a foreign key with one lookup (and a row lock on the parent) per inserted row,
+/// which is about 40% of loading a million students. When a first load brings many rows into a table
+/// holding fewer, the loader drops those keys inside its transaction and adds them back after the
+/// inserts, which checks every row in one join. The definitions are read from the catalog, so what
+/// is added back is what was there; the transaction's failure or rollback (a dry run) keeps them.
+///
+/// The price is a lock: until the load commits, other sessions wait to read the tables concerned and
+/// the ones they reference (campuses, ministries ...). So the keys are only dropped when the lock is
+/// granted within `lockWait` (else the load checks row by row, as a small one does) and when the role
+/// owns the tables.
+struct BulkLoadKeys {
+    /// The fewest new rows for which a load checks its keys at the end.
+    static let minimumRows = 10_000
+    /// How long the loader waits for the tables' locks before checking row by row instead.
+    static let lockWait = "1s"
+
+    /// Drops the foreign keys of `tables` when `newRows` is at least `minimumRows` and more than
+    /// `table` (the load's own table) holds; nil when they stay (too few rows, a lock not granted in
+    /// time, a role that does not own the tables), and the load checks row by row. The definitions
+    /// wait in a temp table for `restore`.
+    static func dropIfWorthIt(table: String, tables: [String], newRows: Int,
+                              connection: PostgresConnection) throws -> BulkLoadKeys? {
+        guard newRows >= minimumRows else { return nil }
+        let stored = try connection.query(
+            "select count(*) from (select from \(identifier: table) limit \(newRows)) t").scalar(Int.self)
+        guard stored < newRows else { return nil }
+        let lockTimeout = try connection.query("select current_setting('lock_timeout')").scalar(String.self)
+        try connection.execute("savepoint bulk_load_keys")
+        do throws(PostgresError) {
+            try connection.execute("""
+                create temp table bulk_load_keys on commit drop as
+                select c.conrelid::regclass as rel, c.conname, pg_get_constraintdef(c.oid) as definition
+                from pg_constraint c where c.contype = 'f' and c.conrelid = any(\(tables)::regclass[])
+                """)
+            try connection.query("select set_config('lock_timeout', \(lockWait), true)")
+            try connection.execute("""
+                do $$
+                declare k record;
+                begin
+                    for k in select * from bulk_load_keys order by rel::text, conname loop
+                        execute format('alter table %s drop constraint %I', k.rel, k.conname);
+                    end loop;
+                end $$
+                """)
+        } catch {
+            // 55P03: a lock not granted in time; 42501: the role does not own a table.
+            guard error.sqlState == "55P03" || error.sqlState == "42501" else { throw error }
+            try connection.execute("rollback to savepoint bulk_load_keys")
+            try connection.execute("release savepoint bulk_load_keys")
+            return nil
+        }
+        try connection.query("select set_config('lock_timeout', \(lockTimeout), true)")
+        try connection.execute("release savepoint bulk_load_keys")
+        return BulkLoadKeys()
+    }
+
+    /// Adds the keys back, each checked over its whole table in one query. Hash joins, whatever the
+    /// statistics say: a table whose earlier rows were all rolled back (a dry run) can be recorded as
+    /// empty, and a nested loop over a million rows would take hours.
+    func restore(connection: PostgresConnection) throws {
+        let nestedLoops = try connection.query("select current_setting('enable_nestloop')").scalar(String.self)
+        try connection.query("select set_config('enable_nestloop', 'off', true)")
+        try connection.execute("""
+            do $$
+            declare k record;
+            begin
+                for k in select * from bulk_load_keys order by rel::text, conname loop
+                    execute format('alter table %s add constraint %I %s', k.rel, k.conname, k.definition);
+                end loop;
+            end $$
+            """)
+        try connection.execute("drop table bulk_load_keys")
+        try connection.query("select set_config('enable_nestloop', \(nestedLoops), true)")
+    }
+}

@@ -1,0 +1,132 @@
+import CruBatchTestSupport
+import Foundation
+import PostgresClient
+import Testing
+
+/// A first load of many rows checks its foreign keys once, at the end of its inserts, instead of row
+/// by row: the loader drops the keys inside its transaction and adds them back. What must hold: the
+/// same keys afterwards, every row checked, nothing changed by a rollback, and the row-by-row path
+/// whenever the tables' locks are not granted at once or the load is small.
+@Suite("first loads check their foreign keys once")
+struct BulkLoadTests {
+    /// `count` students (all new), each in one or two of the central-coast ministries, on its campus.
+    /// Their last names, email handles and phones all differ, so the possible-duplicate check finds no pairs.
+    private static func students(_ count: Int, from first: Int = 0) -> String {
+        "email,first_name,last_name,phone,sex,school_year,campus,ministries\n"
+            + (first..<first + count).map { n in
+                "\(lastName(n).lowercased())@bulk.example.edu,Sam,\(lastName(n)),805-\(200 + n / 10_000)-\(String(format: "%04d", n % 10_000)),"
+                    + "female,2,calpoly," + (n % 2 == 0 ? "cru-calpoly" : "cru-calpoly;epic-calpoly") + "\n"
+            }.joined()
+    }
+
+    /// Eight letters drawn from `n`: no two of a few thousand are a letter apart.
+    private static func lastName(_ n: Int) -> String {
+        var bits = UInt64(n + 1) &* 0x9E37_79B9_7F4A_7C15
+        var letters = ""
+        for _ in 0..<8 {
+            letters.append(Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(bits % 26))))
+            bits /= 26
+        }
+        return letters.prefix(1).uppercased() + letters.dropFirst()
+    }
+
+    /// Each foreign key of the students' tables: its name, its definition and its catalog oid (new
+    /// when the key was dropped and added back), validated or not.
+    private static let keysQuery: PostgresQuery = """
+        select c.conname, pg_get_constraintdef(c.oid), c.oid::bigint, c.convalidated
+        from pg_constraint c where c.contype = 'f' and c.conrelid in ('people'::regclass, 'person_ministries'::regclass)
+        order by c.conname
+        """
+
+    private struct Key: Equatable {
+        let name: String, definition: String, oid: Int, validated: Bool
+    }
+
+    private func keys(_ database: TestDatabase) throws -> [Key] {
+        try database.connect().query(Self.keysQuery).rows.map {
+            Key(name: try $0.decode(String.self, 0), definition: try $0.decode(String.self, 1),
+                oid: try $0.decode(Int.self, 2), validated: try $0.decode(Bool.self, 3))
+        }
+    }
+
+    private func importStudents(_ count: Int, into database: TestDatabase, from first: Int = 0,
+                                options: [String] = []) throws -> CommandResult {
+        try withTemporaryFile(bytes(Self.students(count, from: first)), named: "students.csv") { path in
+            try database.run(["import", "students", path] + options)
+        }
+    }
+
+    @Test("12,000 new students: stored, their keys dropped and added back the same, checked, and undo takes them out")
+    func largeFirstLoad() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let before = try keys(database)
+        #expect(before.map(\.name) == ["people_campus_id_fkey", "person_ministries_ministry_id_fkey",
+                                       "person_ministries_person_id_fkey"])
+        let people = try database.count("select count(*) from people")
+
+        let result = try importStudents(12_000, into: database)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try database.count("select count(*) from people where email like '%@bulk.example.edu'") == 12_000)
+        #expect(try database.count("""
+            select count(*) from person_ministries pm join people p on p.id = pm.person_id where p.email like '%@bulk.example.edu'
+            """) == 18_000)
+        let after = try keys(database)
+        #expect(after.map(\.name) == before.map(\.name))
+        #expect(after.map(\.definition) == before.map(\.definition))
+        #expect(after.filter(\.validated).count == 3)
+        #expect(Set(after.map(\.oid)).isDisjoint(with: before.map(\.oid)), "the keys were checked row by row")
+
+        // The keys still hold: a row the keys refuse is refused.
+        #expect(throws: PostgresError.self) {
+            try database.connect().execute("insert into person_ministries (person_id, ministry_id) values (-1, -1)")
+        }
+        let run = try database.count("select max(id) from import_runs")
+        let undo = try database.run(["undo", String(run)])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(try database.count("select count(*) from people") == people)
+        #expect(try keys(database).map(\.definition) == before.map(\.definition))
+    }
+
+    @Test("a dry run of 12,000 new students changes neither the rows nor the keys")
+    func dryRunKeepsKeys() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let before = try keys(database)
+        let result = try importStudents(12_000, into: database, options: ["--dry-run"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try database.count("select count(*) from people where email like '%@bulk.example.edu'") == 0)
+        #expect(try keys(database) == before)
+    }
+
+    @Test("a small first load, and a large one while another session reads the ministries, check row by row and still load")
+    func rowByRowWhenSmallOrBusy() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let before = try keys(database)
+        let small = try importStudents(500, into: database)
+        #expect(small.status == 0, "\(small.stderr)")
+        #expect(try keys(database) == before)
+
+        // A reader holding the ministries: dropping a key would wait for it, and every reader after it.
+        let reader = try database.connect()
+        try reader.execute("begin")
+        try reader.execute("select count(*) from ministries")
+        let started = Date()
+        let busy = try importStudents(12_000, into: database, from: 1000)
+        try reader.execute("rollback")
+        #expect(busy.status == 0, "\(busy.stderr)")
+        #expect(Date().timeIntervalSince(started) < 60)
+        #expect(try database.count("select count(*) from people where email like '%@bulk.example.edu'") == 12_500)
+        #expect(try keys(database) == before)
+    }
+
+    @Test("a first load after a rolled-back one, with statistics that call the tables empty, loads and checks its keys")
+    func afterDryRunStatistics() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let dryRun = try importStudents(12_000, into: database, options: ["--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        try database.connect().execute("analyze people, person_ministries")
+        let result = try importStudents(12_000, into: database)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try database.count("select count(*) from people where email like '%@bulk.example.edu'") == 12_000)
+        #expect(try keys(database).filter(\.validated).count == 3)
+    }
+}
