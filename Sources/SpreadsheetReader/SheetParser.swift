@@ -58,9 +58,9 @@ final class SheetRowStream {
         let batches = batches, parserDone = parserDone
         Thread.detachNewThread {
             defer { parserDone.signal() }
-            let stream = PartInputStream(packagePath: packagePath, part: part, limits: context.limits)
-            defer { stream.cancel() }
-            SheetParser(context: context, stream: stream, output: batches).run()
+            SheetParser(context: context, output: batches).run {
+                PartInputStream(packagePath: packagePath, part: part, limits: context.limits)
+            }
         }
     }
 
@@ -83,8 +83,10 @@ final class SheetRowStream {
 }
 
 /// Turns a worksheet's XML into rows: `<row r="14">` holding `<c r="C14" t="s" s="2"><v>..</v></c>`,
-/// inline strings in `<is><t>`, formulas in `<f>` beside their cached `<v>`.
-private final class SheetParser: NSObject, XMLParserDelegate {
+/// inline strings in `<is><t>`, formulas in `<f>` beside their cached `<v>`. `SheetScanner` reads
+/// the XML first; when it gives up, XMLParser reads it again from the start, and the rows handed
+/// out already are not handed out twice.
+private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     private enum Capture { case none, value, formula, inlineText }
 
     /// The last row and column a sheet can have (Excel's 1,048,576 rows and XFD columns).
@@ -92,8 +94,11 @@ private final class SheetParser: NSObject, XMLParserDelegate {
     static let maxColumn = 16_384
 
     private let context: SheetContext
-    private let stream: PartInputStream
+    private var stream: PartInputStream?
     private let output: BoundedQueue<RowBatch, SheetFailure>
+    /// Rows ended so far by this reading of the XML, and how many of them an earlier reading handed out.
+    private var rowsEnded = 0
+    private var rowsHandedOut = 0
     private var rows: [SheetRow] = []
     private var cancelled = false
     /// Why parsing stopped at a cell or row that cannot be read.
@@ -115,16 +120,41 @@ private final class SheetParser: NSObject, XMLParserDelegate {
     private var phoneticDepth = 0
     private var capture = Capture.none
 
-    init(context: SheetContext, stream: PartInputStream, output: BoundedQueue<RowBatch, SheetFailure>) {
+    init(context: SheetContext, output: BoundedQueue<RowBatch, SheetFailure>) {
         self.context = context
-        self.stream = stream
         self.output = output
     }
 
-    func run() {
-        let parser = XMLParser(stream: stream)
-        parser.delegate = self
-        let parsed = parser.parse()
+    /// Reads the sheet from `open()`'s stream: by `SheetScanner`, and again by XMLParser from a new
+    /// stream if the scanner gives up.
+    func run(open: () -> PartInputStream) {
+        let first = open()
+        stream = first
+        defer { first.cancel() }
+        var scanner = SheetScanner(stream: first, events: self)
+        switch scanner.scan() {
+        case .finished, .stopped:
+            finish(parsed: true, parser: nil)
+        case .bailed:
+            rowsHandedOut = rowsEnded
+            rowsEnded = 0
+            complete = false
+            row = SheetRow(number: 0, cells: [])
+            column = 0
+            inInlineString = false
+            phoneticDepth = 0
+            capture = .none
+            let second = open()
+            stream = second
+            defer { second.cancel() }
+            let parser = XMLParser(stream: second)
+            parser.delegate = self
+            finish(parsed: parser.parse(), parser: parser)
+        }
+    }
+
+    /// Hands out what is left and how the reading ended.
+    private func finish(parsed: Bool, parser: XMLParser?) {
         if cancelled { return }
         if let failure {
             flush()
@@ -132,7 +162,8 @@ private final class SheetParser: NSObject, XMLParserDelegate {
             return
         }
         guard parsed && complete else {
-            let reason = stream.failure?.message ?? (parser.parserError == nil ? "the sheet's XML ends before it is complete" : malformedXML(parser))
+            let broken = parser.map(malformedXML) ?? "the sheet's XML ends before it is complete"
+            let reason = stream?.failure?.message ?? (parser?.parserError == nil ? "the sheet's XML ends before it is complete" : broken)
             flush()
             output.finish(failure: SheetFailure(row: row.number, message: reason))
             return
@@ -144,7 +175,7 @@ private final class SheetParser: NSObject, XMLParserDelegate {
     private func flush() {
         guard !cancelled else { return }
         do {
-            try output.put(RowBatch(rows: rows, bytesRead: stream.bytesRead))
+            try output.put(RowBatch(rows: rows, bytesRead: stream?.bytesRead ?? 0))
         } catch {
             cancelled = true
         }
@@ -153,13 +184,25 @@ private final class SheetParser: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
+        if !started(elementName, SheetAttributes(pairs: attributes.map { ($0.key, $0.value) })) { parser.abortParsing() }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if !found(string) { parser.abortParsing() }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        if !ended(elementName) { parser.abortParsing() }
+    }
+
+    func started(_ elementName: String, _ attributes: SheetAttributes) -> Bool {
         switch elementName.utf8.contains(UInt8(ascii: ":")) ? localName(elementName) : elementName {
         case "row":
             let number = attributes["r"].map { Int($0) ?? 0 } ?? row.number + 1
             guard (1...Self.maxRow).contains(number) else {
                 let message = "a row is numbered \(attributes["r"] ?? String(number)), "
                     + "outside the rows a sheet can have (1 to \(Self.maxRow))"
-                return fail(parser, SheetFailure(row: row.number, message: message))
+                return fail(SheetFailure(row: row.number, message: message))
             }
             row = SheetRow(number: number, cells: [])
             column = 0
@@ -169,7 +212,7 @@ private final class SheetParser: NSObject, XMLParserDelegate {
             guard (1...Self.maxColumn).contains(next) else {
                 let cell = reference.map { "a cell's reference \"\($0)\"" } ?? "a cell after column XFD"
                 let message = cell + " is outside the columns a sheet can have (A to XFD)"
-                return fail(parser, SheetFailure(row: row.number, message: message))
+                return fail(SheetFailure(row: row.number, message: message))
             }
             column = next
             type = attributes["t"] ?? "n"
@@ -193,14 +236,15 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         default:
             break
         }
+        return true
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if capture == .none { return }
+    func found(_ string: String) -> Bool {
+        if capture == .none { return true }
         cellBytes += string.utf8.count
         if cellBytes > context.limits.maxCellBytes {
-            return fail(parser, SheetFailure(row: row.number, column: column, code: .fieldTooLong,
-                                             message: "a cell is longer than \(context.limits.maxCellBytes) bytes"))
+            return fail(SheetFailure(row: row.number, column: column, code: .fieldTooLong,
+                                     message: "a cell is longer than \(context.limits.maxCellBytes) bytes"))
         }
         switch capture {
         case .none: break
@@ -208,9 +252,10 @@ private final class SheetParser: NSObject, XMLParserDelegate {
         case .formula: formula += string
         case .inlineText: inlineText += string
         }
+        return true
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+    func ended(_ elementName: String) -> Bool {
         switch elementName.utf8.contains(UInt8(ascii: ":")) ? localName(elementName) : elementName {
         case "v", "f", "t":
             capture = .none
@@ -222,25 +267,28 @@ private final class SheetParser: NSObject, XMLParserDelegate {
             do {
                 try endCell()
             } catch {
-                fail(parser, error)
+                return fail(error)
             }
         case "worksheet":
             complete = true
         case "row":
+            rowsEnded += 1
+            guard rowsEnded > rowsHandedOut else { return true }
             rows.append(row)
             if rows.count >= 512 {
                 flush()
-                if cancelled { parser.abortParsing() }
+                return !cancelled
             }
         default:
             break
         }
+        return true
     }
 
     /// Stops parsing at a cell or row that cannot be read; the rows before it are still handed out.
-    private func fail(_ parser: XMLParser, _ failure: SheetFailure) {
+    private func fail(_ failure: SheetFailure) -> Bool {
         if self.failure == nil { self.failure = failure }
-        parser.abortParsing()
+        return false
     }
 
     private func endCell() throws(SheetFailure) {
