@@ -99,6 +99,7 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     /// Rows ended so far by this reading of the XML, and how many of them an earlier reading handed out.
     private var rowsEnded = 0
     private var rowsHandedOut = 0
+    private var bytesReported = 0
     private var rows: [SheetRow] = []
     private var cancelled = false
     /// Why parsing stopped at a cell or row that cannot be read.
@@ -130,9 +131,10 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     func run(open: () -> PartInputStream) {
         let first = open()
         stream = first
-        defer { first.cancel() }
         var scanner = SheetScanner(stream: first, events: self)
-        switch scanner.scan() {
+        let outcome = scanner.scan()
+        first.cancel()
+        switch outcome {
         case .finished, .stopped:
             finish(parsed: true, parser: nil)
         case .bailed:
@@ -175,7 +177,9 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     private func flush() {
         guard !cancelled else { return }
         do {
-            try output.put(RowBatch(rows: rows, bytesRead: stream?.bytesRead ?? 0))
+            // A second reading starts its count again: progress never goes back.
+            bytesReported = max(bytesReported, stream?.bytesRead ?? 0)
+            try output.put(RowBatch(rows: rows, bytesRead: bytesReported))
         } catch {
             cancelled = true
         }

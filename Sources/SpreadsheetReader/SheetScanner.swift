@@ -37,7 +37,7 @@ struct SheetScanner {
     }
 
     private let stream: InputStream
-    private unowned let events: any SheetXMLEvents
+    private let events: any SheetXMLEvents
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var position = 0
     private var end = 0
@@ -53,6 +53,7 @@ struct SheetScanner {
     private static let maxNameBytes = 256
     private static let maxValueBytes = 1 << 16
     private static let maxTextBytes = 1 << 20
+    private static let maxAttributes = 64
 
     init(stream: InputStream, events: any SheetXMLEvents) {
         self.stream = stream
@@ -141,11 +142,12 @@ struct SheetScanner {
                     }
                 }
             case UInt8(ascii: "&"):
+                guard !open.isEmpty, text.count < Self.maxTextBytes else { throw .bail }
                 try reference(into: &text)
                 previous = (0, 0)
             case UInt8(ascii: ">"):
                 // "]]>" may not stand in text.
-                guard previous != (UInt8(ascii: "]"), UInt8(ascii: "]")) else { throw .bail }
+                guard previous != (UInt8(ascii: "]"), UInt8(ascii: "]")), text.count < Self.maxTextBytes else { throw .bail }
                 text.append(byte)
                 previous = (previous.1, byte)
             default:
@@ -165,20 +167,21 @@ struct SheetScanner {
             guard text.allSatisfy(Self.isSpace) else { throw .bail }
             return
         }
-        let string = try Self.string(text)
-        guard !string.unicodeScalars.contains(where: Self.isNonCharacter) else { throw .bail }
-        guard events.found(string) else { throw .stop }
+        guard events.found(try Self.string(text)) else { throw .stop }
     }
 
     private static func isNonCharacter(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value == 0xFFFE || scalar.value == 0xFFFF
     }
 
-    /// The text of UTF-8 bytes; invalid UTF-8 is left to XMLParser. Decoding repairs what is invalid,
-    /// so the bytes were valid when the text holds exactly them.
+    /// The text of UTF-8 bytes; invalid UTF-8, and the two non-characters XML forbids, are left to
+    /// XMLParser. Decoding repairs what is invalid, so the bytes were valid when the text holds
+    /// exactly them.
     private static func string(_ bytes: [UInt8]) throws(Bail) -> String {
         let string = String(decoding: bytes, as: UTF8.self)
-        guard string.utf8.count == bytes.count, string.utf8.elementsEqual(bytes) else { throw .bail }
+        if !bytes.contains(where: { $0 >= 0x80 }) { return string }
+        guard string.utf8.count == bytes.count, string.utf8.elementsEqual(bytes),
+              !string.unicodeScalars.contains(where: isNonCharacter) else { throw .bail }
         return string
     }
 
@@ -218,10 +221,19 @@ struct SheetScanner {
             while Self.isSpace(byte) { byte = try self.byte() }
             guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") else { throw .bail }
             let value = try attributeValue(closedBy: byte)
-            guard attributes[attribute] == nil else { throw .bail }
+            guard attributes.pairs.count < Self.maxAttributes, attributes[attribute] == nil,
+                  Self.isPlainDeclaration(attribute, value) else { throw .bail }
             attributes.pairs.append((attribute, value))
             byte = try self.byte()
         }
+    }
+
+    /// Whether an attribute is no namespace declaration, or one XMLParser hands over as it stands
+    /// (it drops those that bind a reserved prefix or name, or unbind a prefix).
+    private static func isPlainDeclaration(_ name: String, _ value: String) -> Bool {
+        guard name == "xmlns" || name.hasPrefix("xmlns:") else { return true }
+        let reserved = ["http://www.w3.org/2000/xmlns/", "http://www.w3.org/XML/1998/namespace"]
+        return !value.isEmpty && !reserved.contains(value) && name != "xmlns:xml" && name != "xmlns:xmlns"
     }
 
     /// An attribute's value up to its closing quote. White space other than spaces would be
@@ -263,9 +275,10 @@ struct SheetScanner {
         case "quot": bytes.append(UInt8(ascii: "\""))
         case "apos": bytes.append(UInt8(ascii: "'"))
         case let reference where reference.hasPrefix("#"):
-            let digits = reference.dropFirst()
-            let value = digits.hasPrefix("x") ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
-            guard let value, !digits.isEmpty, !digits.hasPrefix("+"), !digits.hasPrefix("-"),
+            let hex = reference.dropFirst().hasPrefix("x")
+            let digits = reference.dropFirst(hex ? 2 : 1)
+            let allowed = hex ? "0123456789abcdefABCDEF" : "0123456789"
+            guard !digits.isEmpty, digits.allSatisfy(allowed.contains), let value = UInt32(digits, radix: hex ? 16 : 10),
                   value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
                       || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value),
                   let scalar = Unicode.Scalar(value)
@@ -287,9 +300,10 @@ struct SheetScanner {
             bytes.append(byte)
         }
         let text = String(decoding: bytes.dropLast(), as: UTF8.self)
-        guard text.hasPrefix("xml "), text.contains("version=\"1.0\"") || text.contains("version='1.0'") else { throw .bail }
-        let lowered = text.lowercased()
-        guard !lowered.contains("encoding") || lowered.contains("encoding=\"utf-8\"") || lowered.contains("encoding='utf-8'")
-        else { throw .bail }
+        // Version 1.0, then optionally encoding UTF-8 and standalone, in that order.
+        let taken = try? Regex(#"xml[ \t\n]+version[ \t\n]*=[ \t\n]*("1\.0"|'1\.0')"#
+                                + #"([ \t\n]+encoding[ \t\n]*=[ \t\n]*("[Uu][Tt][Ff]-8"|'[Uu][Tt][Ff]-8'))?"#
+                                + #"([ \t\n]+standalone[ \t\n]*=[ \t\n]*("(yes|no)"|'(yes|no)'))?[ \t\n]*"#)
+        guard let taken, (try? taken.wholeMatch(in: text)) != nil else { throw .bail }
     }
 }

@@ -67,4 +67,41 @@ struct SheetScannerTests {
         #expect(problem.line == 1001)
         #expect(problem.message.contains("malformed XML (XMLParser error"))
     }
+
+    /// Sheets the scanner must not take: XMLParser refuses each.
+    static let refused: [(String, String)] = [
+        ("a declaration with an unknown standalone", #"<?xml version="1.0" standalone="maybe"?>"#),
+        ("a declaration in the wrong order", #"<?xml standalone="yes" version="1.0"?>"#),
+        ("a declaration without space between its parts", #"<?xml version="1.0"encoding="UTF-8"?>"#),
+        ("a character reference before the root", "&#32;"),
+    ]
+
+    @Test("XML that XMLParser refuses is malformed-workbook with its diagnostic, whatever the scanner would take", arguments: refused)
+    func refusedAsXMLParserSays(_ case: (name: String, prolog: String)) throws {
+        let outcome = try readSheet(`case`.prolog + #"<worksheet xmlns="\#(Self.main)"><sheetData>"# + textRow(1, ["name"])
+                                    + textRow(2, ["Ann"]) + "</sheetData></worksheet>")
+        let problem = try #require(outcome.diagnostic, "\(`case`.name) was read")
+        #expect(problem.code == .malformedWorkbook)
+        #expect(problem.message.contains("malformed XML (XMLParser error"), "\(problem.message)")
+    }
+
+    @Test("cells XMLParser refuses: a signed hexadecimal reference, U+FFFE in an attribute")
+    func refusedCells() throws {
+        for cell in [#"<c r="A2" t="inlineStr"><is><t>&#x+41;</t></is></c>"#,
+                     "<c r=\"A2\" t=\"inlineStr\" note=\"\u{FFFE}\"><is><t>Ann</t></is></c>"] {
+            let outcome = try readSheet(#"<worksheet xmlns="\#(Self.main)"><sheetData>"# + textRow(1, ["name"])
+                                        + #"<row r="2">\#(cell)</row></sheetData></worksheet>"#)
+            let problem = try #require(outcome.diagnostic, "\(cell) was read")
+            #expect(problem.message.contains("malformed XML (XMLParser error"), "\(problem.message)")
+        }
+    }
+
+    @Test("a tag of 20,000 attributes still reads (the scanner leaves it to XMLParser)")
+    func manyAttributes() throws {
+        let attributes = (0..<20_000).map { " a\($0)=\"1\"" }.joined()
+        let outcome = try readSheet(#"<worksheet xmlns="\#(Self.main)"><sheetData>"# + textRow(1, ["name"])
+                                    + #"<row r="2"\#(attributes)><c r="A2" t="inlineStr"><is><t>Ann</t></is></c></row></sheetData></worksheet>"#)
+        #expect(outcome.diagnostic == nil)
+        #expect(outcome.rows.map(\.cells) == [["Ann"]])
+    }
 }
