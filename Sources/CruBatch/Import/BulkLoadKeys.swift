@@ -38,15 +38,7 @@ struct BulkLoadKeys {
                 from pg_constraint c where c.contype = 'f' and c.conrelid = any(\(tables)::regclass[])
                 """)
             try connection.query("select set_config('lock_timeout', \(lockWait), true)")
-            try connection.execute("""
-                do $$
-                declare k record;
-                begin
-                    for k in select * from bulk_load_keys order by rel::text, conname loop
-                        execute format('alter table %s drop constraint %I', k.rel, k.conname);
-                    end loop;
-                end $$
-                """)
+            try connection.execute(forEachKey("'alter table %s drop constraint %I'"))
         } catch {
             // 55P03: a lock not granted in time; 42501: the role does not own a table.
             guard error.sqlState == "55P03" || error.sqlState == "42501" else { throw error }
@@ -59,21 +51,27 @@ struct BulkLoadKeys {
         return BulkLoadKeys()
     }
 
+    /// A block that runs `statement`, a `format` pattern over a key's table, name and definition, for
+    /// each key waiting in `bulk_load_keys`, in one order.
+    private static func forEachKey(_ statement: SQLFragment) -> PostgresQuery {
+        """
+        do $$
+        declare k record;
+        begin
+            for k in select * from bulk_load_keys order by rel::text, conname loop
+                execute format(\(unescaped: statement), k.rel, k.conname, k.definition);
+            end loop;
+        end $$
+        """
+    }
+
     /// Adds the keys back, each checked over its whole table in one query. Hash joins, whatever the
     /// statistics say: a table whose earlier rows were all rolled back (a dry run) can be recorded as
     /// empty, and a nested loop over a million rows would take hours.
     func restore(connection: PostgresConnection) throws {
         let nestedLoops = try connection.query("select current_setting('enable_nestloop')").scalar(String.self)
         try connection.query("select set_config('enable_nestloop', 'off', true)")
-        try connection.execute("""
-            do $$
-            declare k record;
-            begin
-                for k in select * from bulk_load_keys order by rel::text, conname loop
-                    execute format('alter table %s add constraint %I %s', k.rel, k.conname, k.definition);
-                end loop;
-            end $$
-            """)
+        try connection.execute(Self.forEachKey("'alter table %s add constraint %I %s'"))
         try connection.execute("drop table bulk_load_keys")
         try connection.query("select set_config('enable_nestloop', \(nestedLoops), true)")
     }
