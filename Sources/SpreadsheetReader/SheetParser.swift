@@ -84,8 +84,8 @@ final class SheetRowStream {
 
 /// Turns a worksheet's XML into rows: `<row r="14">` holding `<c r="C14" t="s" s="2"><v>..</v></c>`,
 /// inline strings in `<is><t>`, formulas in `<f>` beside their cached `<v>`. `SheetScanner` reads
-/// the XML first; when it gives up, XMLParser reads it again from the start, and the rows handed
-/// out already are not handed out twice.
+/// the XML first; when it gives up, a parser of its own reads the sheet again from the start with
+/// XMLParser and hands out only the rows after those handed out already.
 private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     private enum Capture { case none, value, formula, inlineText }
 
@@ -94,12 +94,14 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     static let maxColumn = 16_384
 
     private let context: SheetContext
-    private var stream: PartInputStream?
     private let output: BoundedQueue<RowBatch, SheetFailure>
-    /// Rows ended so far by this reading of the XML, and how many of them an earlier reading handed out.
+    private var stream: PartInputStream?
+    /// Rows ended so far, and how many of the first ones an earlier reading of the sheet handed out.
     private var rowsEnded = 0
-    private var rowsHandedOut = 0
-    private var bytesReported = 0
+    private let rowsHandedOut: Int
+    /// The bytes read as the last batch reported them: a second reading counts from 0 again, and
+    /// progress never goes back.
+    private var bytesReported: Int
     private var rows: [SheetRow] = []
     private var cancelled = false
     /// Why parsing stopped at a cell or row that cannot be read.
@@ -121,38 +123,36 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     private var phoneticDepth = 0
     private var capture = Capture.none
 
-    init(context: SheetContext, output: BoundedQueue<RowBatch, SheetFailure>) {
+    init(context: SheetContext, output: BoundedQueue<RowBatch, SheetFailure>, rowsHandedOut: Int = 0,
+         bytesReported: Int = 0) {
         self.context = context
         self.output = output
+        self.rowsHandedOut = rowsHandedOut
+        self.bytesReported = bytesReported
     }
 
-    /// Reads the sheet from `open()`'s stream: by `SheetScanner`, and again by XMLParser from a new
-    /// stream if the scanner gives up.
+    /// Reads the sheet from `open()`'s stream with `SheetScanner`; when it gives up, hands out the
+    /// rows read so far and reads the sheet again from a new stream with XMLParser.
     func run(open: () -> PartInputStream) {
         let first = open()
         stream = first
         var scanner = SheetScanner(stream: first, events: self)
         let outcome = scanner.scan()
         first.cancel()
-        switch outcome {
-        case .finished, .stopped:
-            finish(parsed: true, parser: nil)
-        case .bailed:
-            rowsHandedOut = rowsEnded
-            rowsEnded = 0
-            complete = false
-            row = SheetRow(number: 0, cells: [])
-            column = 0
-            inInlineString = false
-            phoneticDepth = 0
-            capture = .none
-            let second = open()
-            stream = second
-            defer { second.cancel() }
-            let parser = XMLParser(stream: second)
-            parser.delegate = self
-            finish(parsed: parser.parse(), parser: parser)
-        }
+        guard outcome == .bailed else { return finish(parsed: true, parser: nil) }
+        flush()
+        guard !cancelled else { return }
+        SheetParser(context: context, output: output, rowsHandedOut: rowsEnded, bytesReported: bytesReported)
+            .parse(open())
+    }
+
+    /// Reads the sheet from `stream` with XMLParser.
+    private func parse(_ stream: PartInputStream) {
+        self.stream = stream
+        defer { stream.cancel() }
+        let parser = XMLParser(stream: stream)
+        parser.delegate = self
+        finish(parsed: parser.parse(), parser: parser)
     }
 
     /// Hands out what is left and how the reading ended.
@@ -164,8 +164,9 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
             return
         }
         guard parsed && complete else {
-            let broken = parser.map(malformedXML) ?? "the sheet's XML ends before it is complete"
-            let reason = stream?.failure?.message ?? (parser?.parserError == nil ? "the sheet's XML ends before it is complete" : broken)
+            let reason = stream?.failure?.message
+                ?? parser.flatMap { $0.parserError == nil ? nil : malformedXML($0) }
+                ?? "the sheet's XML ends before it is complete"
             flush()
             output.finish(failure: SheetFailure(row: row.number, message: reason))
             return
@@ -177,7 +178,6 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     private func flush() {
         guard !cancelled else { return }
         do {
-            // A second reading starts its count again: progress never goes back.
             bytesReported = max(bytesReported, stream?.bytesRead ?? 0)
             try output.put(RowBatch(rows: rows, bytesRead: bytesReported))
         } catch {
