@@ -96,6 +96,13 @@ struct SheetScanner {
         byte == 0x20 || byte == 0x09 || byte == 0x0A
     }
 
+    /// `byte`, or the first byte after it that is not white space.
+    private mutating func skippingSpace(from byte: UInt8) throws(Bail) -> UInt8 {
+        var byte = byte
+        while Self.isSpace(byte) { byte = try self.byte() }
+        return byte
+    }
+
     private static func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: ":"):
@@ -114,6 +121,7 @@ struct SheetScanner {
         var previous: (UInt8, UInt8) = (0, 0)
         while let byte = try next() {
             defer { atStart = false }
+            guard text.count < Self.maxTextBytes else { throw .bail }
             switch byte {
             case UInt8(ascii: "<"):
                 try flush(&text, inside: !open.isEmpty)
@@ -121,9 +129,7 @@ struct SheetScanner {
                 let first = try self.byte()
                 if first == UInt8(ascii: "/") {
                     let (name, after) = try name(startingWith: try self.byte())
-                    var last = after
-                    while Self.isSpace(last) { last = try self.byte() }
-                    guard last == UInt8(ascii: ">"), open.last == name else { throw .bail }
+                    guard try skippingSpace(from: after) == UInt8(ascii: ">"), open.last == name else { throw .bail }
                     open.removeLast()
                     closedRoot = open.isEmpty
                     guard events.ended(name) else { throw .stop }
@@ -142,16 +148,16 @@ struct SheetScanner {
                     }
                 }
             case UInt8(ascii: "&"):
-                guard !open.isEmpty, text.count < Self.maxTextBytes else { throw .bail }
+                guard !open.isEmpty else { throw .bail }
                 try reference(into: &text)
                 previous = (0, 0)
             case UInt8(ascii: ">"):
                 // "]]>" may not stand in text.
-                guard previous != (UInt8(ascii: "]"), UInt8(ascii: "]")), text.count < Self.maxTextBytes else { throw .bail }
+                guard previous != (UInt8(ascii: "]"), UInt8(ascii: "]")) else { throw .bail }
                 text.append(byte)
                 previous = (previous.1, byte)
             default:
-                guard byte >= 0x20 || byte == 0x09 || byte == 0x0A, text.count < Self.maxTextBytes else { throw .bail }
+                guard byte >= 0x20 || byte == 0x09 || byte == 0x0A else { throw .bail }
                 text.append(byte)
                 previous = (previous.1, byte)
             }
@@ -206,7 +212,7 @@ struct SheetScanner {
         var byte = after
         while true {
             let spaced = Self.isSpace(byte)
-            while Self.isSpace(byte) { byte = try self.byte() }
+            byte = try skippingSpace(from: byte)
             if byte == UInt8(ascii: ">") { return (name, attributes, false) }
             if byte == UInt8(ascii: "/") {
                 guard try self.byte() == UInt8(ascii: ">") else { throw .bail }
@@ -214,13 +220,10 @@ struct SheetScanner {
             }
             guard spaced else { throw .bail }
             let (attribute, afterName) = try self.name(startingWith: byte)
-            byte = afterName
-            while Self.isSpace(byte) { byte = try self.byte() }
-            guard byte == UInt8(ascii: "=") else { throw .bail }
-            byte = try self.byte()
-            while Self.isSpace(byte) { byte = try self.byte() }
-            guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") else { throw .bail }
-            let value = try attributeValue(closedBy: byte)
+            guard try skippingSpace(from: afterName) == UInt8(ascii: "=") else { throw .bail }
+            let quote = try skippingSpace(from: try self.byte())
+            guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw .bail }
+            let value = try attributeValue(closedBy: quote)
             guard attributes.pairs.count < Self.maxAttributes, attributes[attribute] == nil,
                   Self.isPlainDeclaration(attribute, value) else { throw .bail }
             attributes.pairs.append((attribute, value))
@@ -283,7 +286,7 @@ struct SheetScanner {
                       || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value),
                   let scalar = Unicode.Scalar(value)
             else { throw .bail }
-            bytes.append(contentsOf: Array(String(Character(scalar)).utf8))
+            UTF8.encode(scalar) { bytes.append($0) }
         default:
             throw .bail
         }
