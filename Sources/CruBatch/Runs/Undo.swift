@@ -126,7 +126,7 @@ public struct Undo {
                     """)
                 for table in tables { try collect(table, of: runID) }
                 // A temp table has no statistics unless asked: without them the checks below compare
-                // every row with every other (an hour for a run of 12,000 students).
+                // every row with every other (over ten minutes for a run of 12,000 students).
                 try connection.execute("analyze undo_rows")
                 // The outbox, logged by hand (a merge's moves), points at rows the undo removes by design.
                 let triggerLogged = logged.filter { LoggedTable.dependencyOrder.contains($0.name) }
