@@ -41,6 +41,8 @@ public final class PostgresConnection {
     private let credentials: Credentials
     /// `host:port` (or socket directory) as libpq resolved it, for messages.
     public let endpoint: String
+    /// The server-side names of the statements `queryPrepared` prepared, by their text.
+    private var preparedNames: [String: String] = [:]
 
     /// Connects with a URL or key=value string; the empty string means libpq's defaults (PG* variables).
     public init(_ connection: String, applicationName: String = "crubatch") throws(PostgresError) {
@@ -78,6 +80,26 @@ public final class PostgresConnection {
     public func query(_ query: PostgresQuery) throws(PostgresError) -> QueryResult {
         let result = withOptionalCStringArray(query.binds) { values in
             PQexecParams(handle, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
+        }
+        return try consume(result, sql: query.sql)
+    }
+
+    /// Runs one statement as `query` does, but prepared on the server the first time and reused
+    /// after, so PostgreSQL parses and plans its text once per connection: for a statement a loop
+    /// runs thousands of times with new values, where parsing and planning cost more than the work.
+    /// Its text (with `$n` where the values go) names it, so only the values may vary between runs.
+    @discardableResult
+    public func queryPrepared(_ query: PostgresQuery) throws(PostgresError) -> QueryResult {
+        let name: String
+        if let known = preparedNames[query.sql] {
+            name = known
+        } else {
+            name = "crubatch_\(preparedNames.count + 1)"
+            _ = try consume(PQprepare(handle, name, query.sql, Int32(query.binds.count), nil), sql: query.sql)
+            preparedNames[query.sql] = name
+        }
+        let result = withOptionalCStringArray(query.binds) { values in
+            PQexecPrepared(handle, name, Int32(query.binds.count), values, nil, nil, 0)
         }
         return try consume(result, sql: query.sql)
     }

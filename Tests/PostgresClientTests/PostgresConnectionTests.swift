@@ -48,6 +48,36 @@ struct PostgresConnectionTests {
         #expect(throws: PostgresError.self) { try row.decode([Int].self, 3) }
     }
 
+    @Test("queryPrepared prepares a text once and reuses it with new values, also after a failed run")
+    func preparedStatements() throws {
+        let db = try TestDatabase.connect()
+        let table = uniqueName("sent")
+        try db.execute("create temp table \(identifier: table) (id int primary key, note text)")
+        for (id, note) in [(1, "Zoë"), (2, nil), (3, "O'Brien")] as [(Int, String?)] {
+            let inserted = try db.queryPrepared("insert into \(identifier: table) values (\(id), \(note)) returning id")
+            #expect(inserted.text == String(id))
+        }
+        let prepared = try db.query("""
+            select count(*) from pg_prepared_statements where statement like \("%insert into " + table + "%")
+            """)
+        #expect(prepared.text == "1", "one server-side statement for the three runs")
+
+        // A run that fails (a duplicate key) aborts its transaction; the statement outlives the rollback.
+        try db.execute("BEGIN")
+        let duplicate = try postgresError { try db.queryPrepared("insert into \(identifier: table) values (\(1), \("again")) returning id") }
+        #expect(duplicate.sqlState == "23505")
+        try db.execute("ROLLBACK")
+        #expect(try db.queryPrepared("insert into \(identifier: table) values (\(4), \("after")) returning id").text == "4")
+        #expect(try db.query("select string_agg(id || ':' || coalesce(note, '-'), ',' order by id) from \(identifier: table)").text
+                == "1:Zoë,2:-,3:O'Brien,4:after")
+
+        // A text the server cannot prepare is an error each time, never a name that was not prepared.
+        for _ in 1...2 {
+            let error = try postgresError { try db.queryPrepared("selec \(1)") }
+            #expect(error.sqlState == "42601")
+        }
+    }
+
     @Test("a syntax error carries SQLSTATE 42601 and leaves the connection usable")
     func syntaxError() throws {
         let db = try TestDatabase.connect()

@@ -240,7 +240,7 @@ public final class Notifier {
         try connection.execute("COMMIT")
         unconfirmed = []
         try connection.execute("BEGIN")
-        return Set(try connection.query("""
+        return Set(try connection.queryPrepared("""
             select n.id from notifications n where n.id = any(\(ids)::bigint[]) and \(due) for update skip locked
             """).rows.map { try $0.decode(Int.self, 0) })
     }
@@ -351,7 +351,7 @@ public final class Notifier {
     }
 
     private func mark(_ ids: [Int], _ assignments: PostgresQuery) throws {
-        try connection.query("update notifications set \(assignments) where id = any(\(ids)::bigint[])")
+        try connection.queryPrepared("update notifications set \(assignments) where id = any(\(ids)::bigint[])")
     }
 }
 
