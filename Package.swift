@@ -25,6 +25,7 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXLSXWriter", path: "Sources/CLibXLSXWriter", pkgConfig: "xlsxwriter",
                        providers: [.apt(["libxlsxwriter-dev"])]),
+        .systemLibrary(name: "CLibZ", path: "Sources/CLibZ", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibBSON", path: "Sources/CLibBSON", pkgConfig: "libbson-1.0",
                        providers: [.apt(["libbson-dev"])]),
 
@@ -32,7 +33,7 @@ let package = Package(
         .target(name: "FileOutput", dependencies: ["CLibCrypto"]),
         .target(name: "CSVStream", dependencies: ["CLibCSV", "FileOutput"]),
         .target(name: "CivilDays"),
-        .target(name: "SpreadsheetReader", dependencies: ["CivilDays", "CSVStream", "FileOutput", "ZIPFoundation"]),
+        .target(name: "SpreadsheetReader", dependencies: ["CivilDays", "CLibZ", "CSVStream", "FileOutput", "ZIPFoundation"]),
         .target(name: "SpreadsheetWriter", dependencies: ["CLibXLSXWriter"]),
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),

@@ -20,7 +20,7 @@ ensure_packages() {
 }
 
 # What building crubatch needs from Debian.
-CRUBATCH_BUILD_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev libxlsxwriter-dev libbson-dev)
+CRUBATCH_BUILD_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev libxlsxwriter-dev libbson-dev zlib1g-dev)
 # Everything the build, the tests and the demo need from Debian (man-db: the install test reads the pages;
 # python3-openpyxl: the tests write and read .xlsx workbooks with it, an Excel reader independent of ours;
 # python3-networkx: its min-cost flow is the oracle the ride pairing is checked against;

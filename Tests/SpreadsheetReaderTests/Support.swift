@@ -46,9 +46,12 @@ struct PackageBuilder {
 }
 
 /// Zips parts (name → text) into `path` with Python's zipfile. `claimedSizes` are uncompressed sizes
-/// the central directory states instead of the true ones (as decimal text: up to 2^64 - 1, in ZIP64).
-func writeZip(_ parts: [String: String], to path: String, claimedSizes: [String: String] = [:]) throws {
-    let spec = try JSONSerialization.data(withJSONObject: ["path": path, "parts": parts, "sizes": claimedSizes])
+/// the central directory states instead of the true ones (as decimal text: up to 2^64 - 1, in ZIP64);
+/// the parts named in `damaged` get a CRC-32 there that their bytes do not have.
+func writeZip(_ parts: [String: String], to path: String, claimedSizes: [String: String] = [:],
+              damaged: [String] = []) throws {
+    let spec = try JSONSerialization.data(withJSONObject: ["path": path, "parts": parts, "sizes": claimedSizes,
+                                                           "damaged": damaged])
     _ = try Python.run(script: """
         import json, sys, zipfile
         spec = json.load(sys.stdin)
@@ -57,6 +60,8 @@ func writeZip(_ parts: [String: String], to path: String, claimedSizes: [String:
                 package.writestr(name, text)
             for name, size in spec["sizes"].items():
                 package.getinfo(name).file_size = int(size)
+            for name in spec["damaged"]:
+                package.getinfo(name).CRC ^= 1
         """, input: spec)
 }
 

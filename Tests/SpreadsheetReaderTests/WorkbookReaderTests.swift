@@ -185,6 +185,33 @@ struct WorkbookReaderTests {
         #expect(problem.message.contains("the package has no part xl/worksheets/sheet1.xml"), "\(problem.message)")
     }
 
+    @Test("a sheet whose bytes do not match their CRC-32 is malformed-workbook; with the true one it reads")
+    func damagedSheet() throws {
+        var builder = PackageBuilder()
+        builder.addSheet("Sheet1", rows: textRow(1, ["email"]) + textRow(2, ["a@x.edu"]))
+        let (damaged, intact) = try withScratchDirectory { folder in
+            try writeZip(builder.parts, to: folder + "/damaged.xlsx", damaged: ["xl/worksheets/sheet1.xml"])
+            try writeZip(builder.parts, to: folder + "/intact.xlsx")
+            return (try readWorkbook(folder + "/damaged.xlsx"), try readWorkbook(folder + "/intact.xlsx"))
+        }
+        let problem = try #require(damaged.diagnostic)
+        #expect(problem.code == .malformedWorkbook && problem.code.isFatalToFile)
+        #expect(problem.message.hasSuffix(": xl/worksheets/sheet1.xml is damaged (its checksum does not match)"), "\(problem.message)")
+        #expect(intact.diagnostic == nil && intact.rows.map(\.cells) == [["a@x.edu"]])
+    }
+
+    @Test("a part read whole whose bytes do not match their CRC-32 makes the file no workbook")
+    func damagedWholePart() throws {
+        var builder = PackageBuilder()
+        builder.addSheet("Sheet1", rows: textRow(1, ["email"]) + textRow(2, ["a@x.edu"]))
+        try withScratchDirectory { folder in
+            let path = folder + "/book.xlsx"
+            try writeZip(builder.parts, to: path, damaged: ["xl/workbook.xml"])
+            let reason = "its part xl/workbook.xml cannot be read (its checksum does not match)"
+            #expect(throws: WorkbookError.notAWorkbook(path: path, reason: reason)) { try readWorkbook(path) }
+        }
+    }
+
     @Test("a ZIP64 entry that claims 2^64 - 1 bytes is read for what it holds, not trusted as a size")
     func hugeClaimedSize() throws {
         var builder = PackageBuilder()
