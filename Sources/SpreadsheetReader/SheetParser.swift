@@ -188,7 +188,8 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        if !started(elementName, SheetAttributes(pairs: attributes.map { ($0.key, $0.value) })) { parser.abortParsing() }
+        let attributes = SheetAttributes(pairs: attributes.map { ($0.key, $0.value) })
+        if !started(SheetElement(qualifiedName: elementName), attributes) { parser.abortParsing() }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
@@ -196,12 +197,12 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        if !ended(elementName) { parser.abortParsing() }
+        if !ended(SheetElement(qualifiedName: elementName)) { parser.abortParsing() }
     }
 
-    func started(_ elementName: String, _ attributes: SheetAttributes) -> Bool {
-        switch elementName.utf8.contains(UInt8(ascii: ":")) ? localName(elementName) : elementName {
-        case "row":
+    func started(_ element: SheetElement, _ attributes: SheetAttributes) -> Bool {
+        switch element {
+        case .row:
             let number = attributes["r"].map { Int($0) ?? 0 } ?? row.number + 1
             guard (1...Self.maxRow).contains(number) else {
                 let message = "a row is numbered \(attributes["r"] ?? String(number)), "
@@ -210,7 +211,7 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
             }
             row = SheetRow(number: number, cells: [])
             column = 0
-        case "c":
+        case .cell:
             let reference = attributes["r"]
             let next = reference.map { Self.column(ofReference: $0) ?? 0 } ?? column + 1
             guard (1...Self.maxColumn).contains(next) else {
@@ -226,16 +227,16 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
             hasFormula = false
             inlineText = ""
             cellBytes = 0
-        case "v":
+        case .value:
             capture = .value
-        case "f":
+        case .formula:
             capture = .formula
             hasFormula = true
-        case "is":
+        case .inlineString:
             inInlineString = true
-        case "t" where inInlineString && phoneticDepth == 0:
+        case .text where inInlineString && phoneticDepth == 0:
             capture = .inlineText
-        case "rPh":
+        case .phonetic:
             phoneticDepth += 1
         default:
             break
@@ -259,23 +260,23 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
         return true
     }
 
-    func ended(_ elementName: String) -> Bool {
-        switch elementName.utf8.contains(UInt8(ascii: ":")) ? localName(elementName) : elementName {
-        case "v", "f", "t":
+    func ended(_ element: SheetElement) -> Bool {
+        switch element {
+        case .value, .formula, .text:
             capture = .none
-        case "is":
+        case .inlineString:
             inInlineString = false
-        case "rPh":
+        case .phonetic:
             phoneticDepth -= 1
-        case "c":
+        case .cell:
             do {
                 try endCell()
             } catch {
                 return fail(error)
             }
-        case "worksheet":
+        case .worksheet:
             complete = true
-        case "row":
+        case .row:
             rowsEnded += 1
             guard rowsEnded > rowsHandedOut else { return true }
             rows.append(row)

@@ -2,12 +2,58 @@ import Foundation
 
 /// What a reader of a worksheet's XML tells the sheet's parser, whichever reader it is.
 protocol SheetXMLEvents: AnyObject {
-    /// A start tag by its qualified name; false: stop reading (a failure, or nobody wants more rows).
-    func started(_ name: String, _ attributes: SheetAttributes) -> Bool
+    /// A start tag; false: stop reading (a failure, or nobody wants more rows).
+    func started(_ element: SheetElement, _ attributes: SheetAttributes) -> Bool
     /// Text inside an element, its entities decoded, possibly in pieces.
     func found(_ text: String) -> Bool
     /// An end tag (also right after an empty element's start tag).
-    func ended(_ name: String) -> Bool
+    func ended(_ element: SheetElement) -> Bool
+}
+
+/// The elements of a worksheet its parser acts on, by local name (`x:row` is a row); `other` for
+/// the rest.
+enum SheetElement {
+    case worksheet, row, cell, value, formula, inlineString, text, phonetic, other
+
+    /// The element a qualified name names, from its UTF-8.
+    init(qualifiedName bytes: UnsafeBufferPointer<UInt8>) {
+        let local = bytes.lastIndex(of: UInt8(ascii: ":")).map { UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]) } ?? bytes
+        switch local.count {
+        case 1:
+            switch local[0] {
+            case UInt8(ascii: "c"): self = .cell
+            case UInt8(ascii: "v"): self = .value
+            case UInt8(ascii: "f"): self = .formula
+            case UInt8(ascii: "t"): self = .text
+            default: self = .other
+            }
+        case 2: self = local.holds("is") ? .inlineString : .other
+        case 3: self = local.holds("row") ? .row : local.holds("rPh") ? .phonetic : .other
+        case 9: self = local.holds("worksheet") ? .worksheet : .other
+        default: self = .other
+        }
+    }
+
+    init(qualifiedName name: String) {
+        var name = name
+        self = name.withUTF8 { SheetElement(qualifiedName: $0) }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these are the bytes of `ascii`, compared byte by byte (`elementsEqual` of a string's
+    /// UTF-8 view costs more than the scanning).
+    func holds(_ ascii: StaticString) -> Bool {
+        count == ascii.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, ascii.utf8Start, count) == 0)
+    }
+
+    /// Whether these are the UTF-8 bytes of `string`.
+    func holds(_ string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { other in
+            count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
+        }
+    }
 }
 
 /// The attributes of one start tag, by qualified name.
@@ -15,7 +61,60 @@ struct SheetAttributes {
     var pairs: [(name: String, value: String)] = []
 
     subscript(name: String) -> String? {
-        pairs.first { $0.name == name }?.value
+        // Lengths first: they rule out most names without comparing strings.
+        let length = name.utf8.count
+        return pairs.first { $0.name.utf8.count == length && $0.name == name }?.value
+    }
+}
+
+/// Bytes the scanner holds (what it read, a name, a value, a text), in one allocation reused from
+/// one to the next, without the checks an array makes on every byte it appends.
+private final class ScratchBytes {
+    // Only the scanner's thread touches them, one access at a time: no checks at run time.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private(set) var count = 0
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    deinit { base.deallocate() }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    subscript(index: Int) -> UInt8 { base[index] }
+
+    func removeAll() { count = 0 }
+
+    func append(_ byte: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        if count + bytes.count > capacity { grow(to: count + bytes.count) }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Replaces the bytes with the stream's next ones; what `read` returned (-1: it failed).
+    func fill(from stream: InputStream) -> Int {
+        let read = stream.read(base, maxLength: capacity)
+        count = max(read, 0)
+        return read
+    }
+
+    private func grow(to needed: Int) {
+        let larger = max(needed, capacity * 2)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = larger
     }
 }
 
@@ -26,6 +125,10 @@ struct SheetAttributes {
 /// (`bailed`), and the sheet is read again from its start by XMLParser, which knows all of XML and
 /// says where a broken file breaks. Foundation's parser spent 10 to 17 microseconds a row more, in
 /// callbacks and attribute dictionaries.
+///
+/// Text, names and values are found a buffer at a time, and the names a sheet is made of become
+/// strings without decoding: reading byte by byte into arrays, the scanner spent about 200
+/// instructions a byte of XML.
 struct SheetScanner {
     enum Outcome {
         /// The root element closed and nothing but white space followed.
@@ -38,13 +141,14 @@ struct SheetScanner {
 
     private let stream: InputStream
     private let events: any SheetXMLEvents
-    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    /// The bytes last read from the stream, and the next one to look at.
+    private let input = ScratchBytes(capacity: 1 << 16)
     private var position = 0
-    private var end = 0
     private var atStart = true
-    /// Scratch space for names and attribute values, reused from tag to tag.
-    private var nameBytes: [UInt8] = []
-    private var valueBytes: [UInt8] = []
+    /// Scratch space for names, attribute values and attributes, reused from tag to tag.
+    private let nameBytes = ScratchBytes(capacity: 64)
+    private let valueBytes = ScratchBytes(capacity: 256)
+    private var attributes = SheetAttributes()
 
     /// Past these the scanner gives up and leaves the sheet to XMLParser, whose own limits then
     /// apply: no spreadsheet nests elements this deep or writes names or values this long, and text
@@ -73,23 +177,43 @@ struct SheetScanner {
         }
     }
 
-    /// The next byte; nil at the end of the part. A part that cannot be read is left to XMLParser,
-    /// which reports why.
+    /// Reads the part's next bytes; false at its end. A part that cannot be read is left to
+    /// XMLParser, which reports why.
+    private mutating func refill() throws(Bail) -> Bool {
+        let read = input.fill(from: stream)
+        guard read >= 0 else { throw .bail }
+        position = 0
+        return read > 0
+    }
+
+    /// The next byte; nil at the end of the part.
     private mutating func next() throws(Bail) -> UInt8? {
-        if position == end {
-            let count = buffer.withUnsafeMutableBufferPointer { stream.read($0.baseAddress!, maxLength: $0.count) }
-            guard count >= 0 else { throw .bail }
-            if count == 0 { return nil }
-            position = 0
-            end = count
-        }
+        if position == input.count, try !refill() { return nil }
         defer { position += 1 }
-        return buffer[position]
+        return input[position]
     }
 
     private mutating func byte() throws(Bail) -> UInt8 {
         guard let byte = try next() else { throw .bail }
         return byte
+    }
+
+    /// Appends to `bytes` the bytes from here up to the first that `stops` (left unread) or the end
+    /// of the part; past `limit` bytes in all it gives up.
+    @inline(__always)
+    private mutating func append(to bytes: ScratchBytes, limit: Int, until stops: (UInt8) -> Bool) throws(Bail) {
+        while true {
+            if position == input.count, try !refill() { return }
+            let available = input.bytes, start = position
+            var stop = start
+            while stop < available.count && !stops(available[stop]) { stop += 1 }
+            if stop > start {
+                guard bytes.count + (stop - start) <= limit else { throw .bail }
+                bytes.append(UnsafeBufferPointer(rebasing: available[start..<stop]))
+                position = stop
+            }
+            if stop < available.count { return }
+        }
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {
@@ -114,34 +238,47 @@ struct SheetScanner {
         }
     }
 
+    /// Whether a byte ends a run of plain text: markup, a reference, `>` (which may close `]]>`), and
+    /// the control characters XML forbids.
+    private static func endsText(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ">")
+            || (byte < 0x20 && byte != 0x09 && byte != 0x0A)
+    }
+
     private mutating func document() throws(Bail) {
         var open: [String] = []
-        var text: [UInt8] = []
+        let text = ScratchBytes(capacity: 4096)
         var closedRoot = false
-        var previous: (UInt8, UInt8) = (0, 0)
-        while let byte = try next() {
+        // Bytes at the end of `text` as they stood in the part, since the last tag or reference.
+        var plain = 0
+        while true {
+            let before = text.count
+            try append(to: text, limit: Self.maxTextBytes, until: Self.endsText)
+            plain += text.count - before
+            if text.count > before { atStart = false }
+            guard let byte = try next() else { break }
             defer { atStart = false }
-            guard text.count < Self.maxTextBytes else { throw .bail }
             switch byte {
             case UInt8(ascii: "<"):
-                try flush(&text, inside: !open.isEmpty)
-                previous = (0, 0)
+                try flush(text, inside: !open.isEmpty)
+                plain = 0
                 let first = try self.byte()
                 if first == UInt8(ascii: "/") {
-                    let (name, after) = try name(startingWith: try self.byte())
-                    guard try skippingSpace(from: after) == UInt8(ascii: ">"), open.last == name else { throw .bail }
+                    let after = try name(startingWith: try self.byte())
+                    guard try skippingSpace(from: after) == UInt8(ascii: ">"),
+                          let innermost = open.last, nameBytes.bytes.holds(innermost) else { throw .bail }
                     open.removeLast()
                     closedRoot = open.isEmpty
-                    guard events.ended(name) else { throw .stop }
+                    guard events.ended(SheetElement(qualifiedName: nameBytes.bytes)) else { throw .stop }
                 } else if first == UInt8(ascii: "?") && atStart {
                     try declaration()
                 } else {
                     guard !closedRoot else { throw .bail }
-                    let (name, attributes, empty) = try startTag(startingWith: first)
-                    guard events.started(name, attributes) else { throw .stop }
+                    let (name, element, empty) = try startTag(startingWith: first)
+                    guard events.started(element, attributes) else { throw .stop }
                     if empty {
                         closedRoot = open.isEmpty
-                        guard events.ended(name) else { throw .stop }
+                        guard events.ended(element) else { throw .stop }
                     } else {
                         guard open.count < Self.maxDepth else { throw .bail }
                         open.append(name)
@@ -149,31 +286,31 @@ struct SheetScanner {
                 }
             case UInt8(ascii: "&"):
                 guard !open.isEmpty else { throw .bail }
-                try reference(into: &text)
-                previous = (0, 0)
+                try reference(into: text)
+                plain = 0
             case UInt8(ascii: ">"):
                 // "]]>" may not stand in text.
-                guard previous != (UInt8(ascii: "]"), UInt8(ascii: "]")) else { throw .bail }
+                guard plain < 2 || text[text.count - 2] != UInt8(ascii: "]") || text[text.count - 1] != UInt8(ascii: "]"),
+                      text.count < Self.maxTextBytes else { throw .bail }
                 text.append(byte)
-                previous = (previous.1, byte)
+                plain += 1
             default:
-                guard byte >= 0x20 || byte == 0x09 || byte == 0x0A else { throw .bail }
-                text.append(byte)
-                previous = (previous.1, byte)
+                // A control character XML forbids.
+                throw .bail
             }
         }
-        guard closedRoot, text.allSatisfy(Self.isSpace) else { throw .bail }
+        guard closedRoot, text.bytes.allSatisfy(Self.isSpace) else { throw .bail }
     }
 
     /// Hands over the text before a tag: inside the root element as it is, outside only white space.
-    private func flush(_ text: inout [UInt8], inside: Bool) throws(Bail) {
-        guard !text.isEmpty else { return }
-        defer { text.removeAll(keepingCapacity: true) }
+    private func flush(_ text: ScratchBytes, inside: Bool) throws(Bail) {
+        guard text.count > 0 else { return }
+        defer { text.removeAll() }
         guard inside else {
-            guard text.allSatisfy(Self.isSpace) else { throw .bail }
+            guard text.bytes.allSatisfy(Self.isSpace) else { throw .bail }
             return
         }
-        guard events.found(try Self.string(text)) else { throw .stop }
+        guard events.found(try Self.string(text.bytes)) else { throw .stop }
     }
 
     private static func isNonCharacter(_ scalar: Unicode.Scalar) -> Bool {
@@ -183,7 +320,7 @@ struct SheetScanner {
     /// The text of UTF-8 bytes; invalid UTF-8, and the two non-characters XML forbids, are left to
     /// XMLParser. Decoding repairs what is invalid, so the bytes were valid when the text holds
     /// exactly them.
-    private static func string(_ bytes: [UInt8]) throws(Bail) -> String {
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>) throws(Bail) -> String {
         let string = String(decoding: bytes, as: UTF8.self)
         if !bytes.contains(where: { $0 >= 0x80 }) { return string }
         guard string.utf8.count == bytes.count, string.utf8.elementsEqual(bytes),
@@ -191,35 +328,52 @@ struct SheetScanner {
         return string
     }
 
-    /// A name from its first byte on, and the byte after it.
-    private mutating func name(startingWith first: UInt8) throws(Bail) -> (String, UInt8) {
-        guard Self.isNameByte(first, first: true) else { throw .bail }
-        nameBytes.removeAll(keepingCapacity: true)
-        nameBytes.append(first)
-        while true {
-            let byte = try self.byte()
-            guard Self.isNameByte(byte, first: false) else {
-                return (String(decoding: nameBytes, as: UTF8.self), byte)
+    /// A name (ASCII) as a string: the names of a sheet's elements and attributes without decoding.
+    private static func nameString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        if bytes.count == 1 {
+            switch bytes[0] {
+            case UInt8(ascii: "c"): return "c"
+            case UInt8(ascii: "v"): return "v"
+            case UInt8(ascii: "t"): return "t"
+            case UInt8(ascii: "r"): return "r"
+            case UInt8(ascii: "s"): return "s"
+            case UInt8(ascii: "f"): return "f"
+            default: break
             }
-            guard nameBytes.count < Self.maxNameBytes else { throw .bail }
-            nameBytes.append(byte)
+        } else if bytes.holds("row") {
+            return "row"
+        } else if bytes.holds("is") {
+            return "is"
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private mutating func startTag(startingWith first: UInt8) throws(Bail) -> (String, SheetAttributes, Bool) {
-        let (name, after) = try name(startingWith: first)
-        var attributes = SheetAttributes()
-        var byte = after
+    /// Reads a name from its first byte on into `nameBytes`; returns the byte after it.
+    private mutating func name(startingWith first: UInt8) throws(Bail) -> UInt8 {
+        guard Self.isNameByte(first, first: true) else { throw .bail }
+        nameBytes.removeAll()
+        nameBytes.append(first)
+        try append(to: nameBytes, limit: Self.maxNameBytes) { !Self.isNameByte($0, first: false) }
+        return try byte()
+    }
+
+    /// A start tag after its `<`, its attributes read into `attributes`: its name, its element,
+    /// and whether it is empty (`/>`).
+    private mutating func startTag(startingWith first: UInt8) throws(Bail) -> (String, SheetElement, Bool) {
+        var byte = try name(startingWith: first)
+        let name = Self.nameString(nameBytes.bytes), element = SheetElement(qualifiedName: nameBytes.bytes)
+        attributes.pairs.removeAll(keepingCapacity: true)
         while true {
             let spaced = Self.isSpace(byte)
             byte = try skippingSpace(from: byte)
-            if byte == UInt8(ascii: ">") { return (name, attributes, false) }
+            if byte == UInt8(ascii: ">") { return (name, element, false) }
             if byte == UInt8(ascii: "/") {
                 guard try self.byte() == UInt8(ascii: ">") else { throw .bail }
-                return (name, attributes, true)
+                return (name, element, true)
             }
             guard spaced else { throw .bail }
-            let (attribute, afterName) = try self.name(startingWith: byte)
+            let afterName = try self.name(startingWith: byte)
+            let attribute = Self.nameString(nameBytes.bytes)
             guard try skippingSpace(from: afterName) == UInt8(ascii: "=") else { throw .bail }
             let quote = try skippingSpace(from: try self.byte())
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw .bail }
@@ -234,7 +388,7 @@ struct SheetScanner {
     /// Whether an attribute is no namespace declaration, or one XMLParser hands over as it stands
     /// (it drops those that bind a reserved prefix or name, or unbind a prefix).
     private static func isPlainDeclaration(_ name: String, _ value: String) -> Bool {
-        guard name == "xmlns" || name.hasPrefix("xmlns:") else { return true }
+        guard name.utf8.first == UInt8(ascii: "x"), name == "xmlns" || name.hasPrefix("xmlns:") else { return true }
         let reserved = ["http://www.w3.org/2000/xmlns/", "http://www.w3.org/XML/1998/namespace"]
         return !value.isEmpty && !reserved.contains(value) && name != "xmlns:xml" && name != "xmlns:xmlns"
     }
@@ -242,28 +396,25 @@ struct SheetScanner {
     /// An attribute's value up to its closing quote. White space other than spaces would be
     /// normalised by XML's rules: left to XMLParser.
     private mutating func attributeValue(closedBy quote: UInt8) throws(Bail) -> String {
-        var bytes = valueBytes
-        valueBytes = []
-        bytes.removeAll(keepingCapacity: true)
-        defer { valueBytes = bytes }
+        valueBytes.removeAll()
         while true {
-            let byte = try self.byte()
-            switch byte {
+            try append(to: valueBytes, limit: Self.maxValueBytes) {
+                $0 == quote || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 < 0x20
+            }
+            switch try byte() {
             case quote:
-                return try Self.string(bytes)
+                return try Self.string(valueBytes.bytes)
             case UInt8(ascii: "&"):
-                try reference(into: &bytes)
-            case UInt8(ascii: "<"):
-                throw .bail
+                try reference(into: valueBytes)
             default:
-                guard byte >= 0x20, bytes.count < Self.maxValueBytes else { throw .bail }
-                bytes.append(byte)
+                // `<`, or white space XML would normalise.
+                throw .bail
             }
         }
     }
 
     /// An entity or character reference after its `&`, appended as UTF-8.
-    private mutating func reference(into bytes: inout [UInt8]) throws(Bail) {
+    private mutating func reference(into bytes: ScratchBytes) throws(Bail) {
         var name: [UInt8] = []
         while true {
             let byte = try self.byte()

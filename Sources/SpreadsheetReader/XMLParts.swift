@@ -169,10 +169,8 @@ func decodingOOXMLEscapes(_ text: String) -> String {
 /// Whether `text` holds `_x`, which every escape starts with: a scan of its bytes, since nearly no
 /// cell holds one (Foundation's `contains` of a string bridges every cell to NSString).
 private func holdsEscapeMarker(_ text: String) -> Bool {
-    var previous: UInt8 = 0
-    for byte in text.utf8 {
-        if previous == UInt8(ascii: "_") && byte == UInt8(ascii: "x") { return true }
-        previous = byte
+    var text = text
+    return text.withUTF8 { bytes in
+        bytes.count > 1 && bytes.indices.dropLast().contains { bytes[$0] == UInt8(ascii: "_") && bytes[$0 + 1] == UInt8(ascii: "x") }
     }
-    return false
 }
