@@ -47,23 +47,39 @@ extension UnsafeBufferPointer<UInt8> {
         count == ascii.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, ascii.utf8Start, count) == 0)
     }
 
-    /// Whether these are the UTF-8 bytes of `string`.
-    func holds(_ string: String) -> Bool {
-        var string = string
-        return string.withUTF8 { other in
-            count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
-        }
+    /// Whether these are the same bytes as `other`.
+    func holds(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
     }
 }
 
-/// The attributes of one start tag, by qualified name.
+/// The attributes of one start tag, by qualified name. The scanner fills one for every tag, its
+/// pairs replaced in place: emptying an array and growing it again cost more than the tag.
 struct SheetAttributes {
-    var pairs: [(name: String, value: String)] = []
+    private var pairs: [(name: String, value: String)] = []
+    private(set) var count = 0
+
+    init() {}
+
+    init(_ attributes: [String: String]) {
+        pairs = attributes.map { ($0.key, $0.value) }
+        count = pairs.count
+    }
 
     subscript(name: String) -> String? {
         // Lengths first: they rule out most names without comparing strings.
         let length = name.utf8.count
-        return pairs.first { $0.name.utf8.count == length && $0.name == name }?.value
+        for index in 0..<count where pairs[index].name.utf8.count == length && pairs[index].name == name {
+            return pairs[index].value
+        }
+        return nil
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    mutating func append(_ name: String, _ value: String) {
+        if count < pairs.count { pairs[count] = (name, value) } else { pairs.append((name, value)) }
+        count += 1
     }
 }
 
@@ -87,6 +103,9 @@ private final class ScratchBytes {
     subscript(index: Int) -> UInt8 { base[index] }
 
     func removeAll() { count = 0 }
+
+    /// Keeps the first `count` bytes.
+    func truncate(to count: Int) { self.count = min(count, self.count) }
 
     func append(_ byte: UInt8) {
         if count == capacity { grow(to: count + 1) }
@@ -145,10 +164,15 @@ struct SheetScanner {
     private let input = ScratchBytes(capacity: 1 << 16)
     private var position = 0
     private var atStart = true
-    /// Scratch space for names, attribute values and attributes, reused from tag to tag.
+    /// Scratch space for names, attribute values, references and attributes, reused from tag to tag.
     private let nameBytes = ScratchBytes(capacity: 64)
     private let valueBytes = ScratchBytes(capacity: 256)
+    private let referenceBytes = ScratchBytes(capacity: 16)
     private var attributes = SheetAttributes()
+    /// The elements open around the scanner, innermost last: each one's kind and where its name
+    /// starts in `openNames`, which holds their names end to end.
+    private var open: [(element: SheetElement, nameStart: Int)] = []
+    private let openNames = ScratchBytes(capacity: 256)
 
     /// Past these the scanner gives up and leaves the sheet to XMLParser, whose own limits then
     /// apply: no spreadsheet nests elements this deep or writes names or values this long, and text
@@ -246,7 +270,6 @@ struct SheetScanner {
     }
 
     private mutating func document() throws(Bail) {
-        var open: [String] = []
         let text = ScratchBytes(capacity: 4096)
         var closedRoot = false
         // Bytes at the end of `text` as they stood in the part, since the last tag or reference.
@@ -265,23 +288,26 @@ struct SheetScanner {
                 let first = try self.byte()
                 if first == UInt8(ascii: "/") {
                     let after = try name(startingWith: try self.byte())
-                    guard try skippingSpace(from: after) == UInt8(ascii: ">"),
-                          let innermost = open.last, nameBytes.bytes.holds(innermost) else { throw .bail }
+                    guard try skippingSpace(from: after) == UInt8(ascii: ">"), let innermost = open.last,
+                          nameBytes.bytes.holds(UnsafeBufferPointer(rebasing: openNames.bytes[innermost.nameStart...]))
+                    else { throw .bail }
                     open.removeLast()
+                    openNames.truncate(to: innermost.nameStart)
                     closedRoot = open.isEmpty
-                    guard events.ended(SheetElement(qualifiedName: nameBytes.bytes)) else { throw .stop }
+                    guard events.ended(innermost.element) else { throw .stop }
                 } else if first == UInt8(ascii: "?") && atStart {
                     try declaration()
                 } else {
                     guard !closedRoot else { throw .bail }
-                    let (name, element, empty) = try startTag(startingWith: first)
+                    let (element, empty, nameStart) = try startTag(startingWith: first)
                     guard events.started(element, attributes) else { throw .stop }
                     if empty {
+                        openNames.truncate(to: nameStart)
                         closedRoot = open.isEmpty
                         guard events.ended(element) else { throw .stop }
                     } else {
                         guard open.count < Self.maxDepth else { throw .bail }
-                        open.append(name)
+                        open.append((element, nameStart))
                     }
                 }
             case UInt8(ascii: "&"):
@@ -328,22 +354,15 @@ struct SheetScanner {
         return string
     }
 
-    /// A name (ASCII) as a string: the names of a sheet's elements and attributes without decoding.
-    private static func nameString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    /// An attribute's name (ASCII) as a string: the ones cells have without decoding.
+    private static func attributeName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         if bytes.count == 1 {
             switch bytes[0] {
-            case UInt8(ascii: "c"): return "c"
-            case UInt8(ascii: "v"): return "v"
-            case UInt8(ascii: "t"): return "t"
             case UInt8(ascii: "r"): return "r"
             case UInt8(ascii: "s"): return "s"
-            case UInt8(ascii: "f"): return "f"
+            case UInt8(ascii: "t"): return "t"
             default: break
             }
-        } else if bytes.holds("row") {
-            return "row"
-        } else if bytes.holds("is") {
-            return "is"
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -357,30 +376,32 @@ struct SheetScanner {
         return try byte()
     }
 
-    /// A start tag after its `<`, its attributes read into `attributes`: its name, its element,
-    /// and whether it is empty (`/>`).
-    private mutating func startTag(startingWith first: UInt8) throws(Bail) -> (String, SheetElement, Bool) {
+    /// A start tag after its `<`, its attributes read into `attributes` and its name put at the end
+    /// of `openNames`: its element, whether it is empty (`/>`), and where its name starts there.
+    private mutating func startTag(startingWith first: UInt8) throws(Bail) -> (SheetElement, Bool, Int) {
         var byte = try name(startingWith: first)
-        let name = Self.nameString(nameBytes.bytes), element = SheetElement(qualifiedName: nameBytes.bytes)
-        attributes.pairs.removeAll(keepingCapacity: true)
+        let element = SheetElement(qualifiedName: nameBytes.bytes), nameStart = openNames.count
+        // Before the attributes' names take the scratch space.
+        openNames.append(nameBytes.bytes)
+        attributes.removeAll()
         while true {
             let spaced = Self.isSpace(byte)
             byte = try skippingSpace(from: byte)
-            if byte == UInt8(ascii: ">") { return (name, element, false) }
+            if byte == UInt8(ascii: ">") { return (element, false, nameStart) }
             if byte == UInt8(ascii: "/") {
                 guard try self.byte() == UInt8(ascii: ">") else { throw .bail }
-                return (name, element, true)
+                return (element, true, nameStart)
             }
             guard spaced else { throw .bail }
             let afterName = try self.name(startingWith: byte)
-            let attribute = Self.nameString(nameBytes.bytes)
+            let attribute = Self.attributeName(nameBytes.bytes)
             guard try skippingSpace(from: afterName) == UInt8(ascii: "=") else { throw .bail }
             let quote = try skippingSpace(from: try self.byte())
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw .bail }
             let value = try attributeValue(closedBy: quote)
-            guard attributes.pairs.count < Self.maxAttributes, attributes[attribute] == nil,
+            guard attributes.count < Self.maxAttributes, attributes[attribute] == nil,
                   Self.isPlainDeclaration(attribute, value) else { throw .bail }
-            attributes.pairs.append((attribute, value))
+            attributes.append(attribute, value)
             byte = try self.byte()
         }
     }
@@ -415,20 +436,26 @@ struct SheetScanner {
 
     /// An entity or character reference after its `&`, appended as UTF-8.
     private mutating func reference(into bytes: ScratchBytes) throws(Bail) {
-        var name: [UInt8] = []
+        referenceBytes.removeAll()
         while true {
             let byte = try self.byte()
             if byte == UInt8(ascii: ";") { break }
-            guard name.count < 10 else { throw .bail }
-            name.append(byte)
+            guard referenceBytes.count < 10 else { throw .bail }
+            referenceBytes.append(byte)
         }
-        switch String(decoding: name, as: UTF8.self) {
-        case "lt": bytes.append(UInt8(ascii: "<"))
-        case "gt": bytes.append(UInt8(ascii: ">"))
-        case "amp": bytes.append(UInt8(ascii: "&"))
-        case "quot": bytes.append(UInt8(ascii: "\""))
-        case "apos": bytes.append(UInt8(ascii: "'"))
-        case let reference where reference.hasPrefix("#"):
+        let name = referenceBytes.bytes
+        if name.holds("lt") {
+            bytes.append(UInt8(ascii: "<"))
+        } else if name.holds("gt") {
+            bytes.append(UInt8(ascii: ">"))
+        } else if name.holds("amp") {
+            bytes.append(UInt8(ascii: "&"))
+        } else if name.holds("quot") {
+            bytes.append(UInt8(ascii: "\""))
+        } else if name.holds("apos") {
+            bytes.append(UInt8(ascii: "'"))
+        } else if name.first == UInt8(ascii: "#") {
+            let reference = String(decoding: name, as: UTF8.self)
             let hex = reference.dropFirst().hasPrefix("x")
             let digits = reference.dropFirst(hex ? 2 : 1)
             let allowed = hex ? "0123456789abcdefABCDEF" : "0123456789"
@@ -438,7 +465,7 @@ struct SheetScanner {
                   let scalar = Unicode.Scalar(value)
             else { throw .bail }
             UTF8.encode(scalar) { bytes.append($0) }
-        default:
+        } else {
             throw .bail
         }
     }
