@@ -94,14 +94,25 @@ struct DatabaseChecks {
         let (value, source) = values(of: column)
         // A row without a scope has '' (never a code): arrays of binds hold no NULL.
         let scope: SQLFragment = column.nameScope.map { "coalesce(s.\(identifier: $0), '')" } ?? "''"
-        // The rows that hold each name, for a list's UPDATE (a plain cell's joins on the value itself).
-        let lines: SQLFragment = column.list != nil ? "array_agg(s.line)" : "'{}'::int[]"
-        let names = try connection.query("""
-            select \(unescaped: value), \(unescaped: scope), \(unescaped: lines) from \(unescaped: source)
-            where \(unescaped: value) is not null
-            and not exists (select 1 from \(identifier: reference.table) r where r.\(identifier: reference.keyColumn) = \(unescaped: value))
+        let isCode: SQLFragment = "exists (select 1 from \(identifier: reference.table) r where r.\(identifier: reference.keyColumn) = n.value)"
+        // The distinct cells are looked at, not every row: a million rows hold a few thousand lists,
+        // and their items are mostly codes. A list's names come with the rows that hold them, for its
+        // UPDATE (a plain cell's joins on the value itself).
+        let distinctNames: SQLFragment = column.list != nil ? """
+            select n.value, g.scope, array_agg(l.line) from (
+                select \(cell) as list, \(scope) as scope, array_agg(s.line) as lines
+                from stage s where \(cell) is not null group by 1, 2) g
+            cross join lateral unnest(string_to_array(g.list, ';')) as n(value)
+            cross join lateral unnest(g.lines) as l(line)
+            where not \(isCode)
             group by 1, 2
-            """).rows.map { row in
+            """ : """
+            select n.value, n.scope, '{}'::int[] from (
+                select \(cell) as value, \(scope) as scope from stage s
+                where \(cell) is not null group by 1, 2) n
+            where not \(isCode)
+            """
+        let names = try connection.query(PostgresQuery(distinctNames)).rows.map { row in
             (name: ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1)),
              lines: try row.decode([Int].self, 2))
         }
