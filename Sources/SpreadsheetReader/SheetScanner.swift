@@ -113,6 +113,7 @@ private final class ScratchBytes {
         count += 1
     }
 
+    /// Appends bytes from elsewhere: never from this storage, which growing frees.
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         if count + bytes.count > capacity { grow(to: count + bytes.count) }
@@ -280,6 +281,8 @@ struct SheetScanner {
             plain += text.count - before
             if text.count > before { atStart = false }
             guard let byte = try next() else { break }
+            // References add to the text without passing `append`'s limit.
+            guard text.count < Self.maxTextBytes else { throw .bail }
             defer { atStart = false }
             switch byte {
             case UInt8(ascii: "<"):
@@ -316,8 +319,8 @@ struct SheetScanner {
                 plain = 0
             case UInt8(ascii: ">"):
                 // "]]>" may not stand in text.
-                guard plain < 2 || text[text.count - 2] != UInt8(ascii: "]") || text[text.count - 1] != UInt8(ascii: "]"),
-                      text.count < Self.maxTextBytes else { throw .bail }
+                guard plain < 2 || text[text.count - 2] != UInt8(ascii: "]") || text[text.count - 1] != UInt8(ascii: "]")
+                else { throw .bail }
                 text.append(byte)
                 plain += 1
             default:
@@ -426,6 +429,7 @@ struct SheetScanner {
             case quote:
                 return try Self.string(valueBytes.bytes)
             case UInt8(ascii: "&"):
+                guard valueBytes.count < Self.maxValueBytes else { throw .bail }
                 try reference(into: valueBytes)
             default:
                 // `<`, or white space XML would normalise.
