@@ -41,8 +41,10 @@ public final class PostgresConnection {
     private let credentials: Credentials
     /// `host:port` (or socket directory) as libpq resolved it, for messages.
     public let endpoint: String
-    /// The server-side names of the statements `queryPrepared` prepared, by their text.
+    /// The server-side names of the statements `queryPrepared` prepared, by their text, and how many
+    /// names it has given (a name is never given twice).
     private var preparedNames: [String: String] = [:]
+    private var namesGiven = 0
 
     /// Connects with a URL or key=value string; the empty string means libpq's defaults (PG* variables).
     public init(_ connection: String, applicationName: String = "crubatch") throws(PostgresError) {
@@ -88,13 +90,24 @@ public final class PostgresConnection {
     /// after, so PostgreSQL parses and plans its text once per connection: for a statement a loop
     /// runs thousands of times with new values, where parsing and planning cost more than the work.
     /// Its text (with `$n` where the values go) names it, so only the values may vary between runs.
+    /// A statement the server no longer has (`DEALLOCATE`, `DISCARD ALL`) is prepared again.
     @discardableResult
     public func queryPrepared(_ query: PostgresQuery) throws(PostgresError) -> QueryResult {
+        do {
+            return try executePrepared(query)
+        } catch where error.sqlState == "26000" && preparedNames[query.sql] != nil {
+            preparedNames[query.sql] = nil
+            return try executePrepared(query)
+        }
+    }
+
+    private func executePrepared(_ query: PostgresQuery) throws(PostgresError) -> QueryResult {
         let name: String
         if let known = preparedNames[query.sql] {
             name = known
         } else {
-            name = "crubatch_\(preparedNames.count + 1)"
+            namesGiven += 1
+            name = "crubatch_\(namesGiven)"
             _ = try consume(PQprepare(handle, name, query.sql, Int32(query.binds.count), nil), sql: query.sql)
             preparedNames[query.sql] = name
         }

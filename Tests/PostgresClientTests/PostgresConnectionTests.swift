@@ -71,6 +71,11 @@ struct PostgresConnectionTests {
         #expect(try db.query("select string_agg(id || ':' || coalesce(note, '-'), ',' order by id) from \(identifier: table)").text
                 == "1:Zoë,2:-,3:O'Brien,4:after")
 
+        // Statements the server dropped (DEALLOCATE ALL, as a pooler's DISCARD ALL does) are prepared again.
+        try db.execute("deallocate all")
+        #expect(try db.queryPrepared("insert into \(identifier: table) values (\(5), \("again")) returning id").text == "5")
+        #expect(try db.queryPrepared("select count(*) from \(identifier: table) where id > \(0)").text == "5")
+
         // A text the server cannot prepare is an error each time, never a name that was not prepared.
         for _ in 1...2 {
             let error = try postgresError { try db.queryPrepared("selec \(1)") }
