@@ -110,7 +110,7 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
     private var complete = false
 
     // The row and cell being read, touched by the parser's thread only and one access at a time:
-    // no exclusivity checks at run time, which had cost a tenth of reading a cell.
+    // no exclusivity checks at run time, which had cost 6% of reading a sheet.
     @exclusivity(unchecked) private var row = SheetRow(number: 0, cells: [])
     @exclusivity(unchecked) private var column = 0
     @exclusivity(unchecked) private var type = "n"
