@@ -73,13 +73,11 @@ struct WorkbookPackage {
         var data = Data()
         let limit = limits.maxWholePartBytes
         do {
-            var checksum = PartChecksum()
-            _ = try archive.extract(entry, skipCRC32: true) { chunk in
+            let intact = try archive.extractVerifying(entry) { chunk in
                 guard data.count + chunk.count <= limit else { throw PartReadFailure.inflates(part, past: limit) }
-                checksum.add(chunk)
                 data.append(chunk)
             }
-            guard checksum.value == entry.checksum else { throw PartReadFailure(message: "its checksum does not match") }
+            guard intact else { throw PartReadFailure(message: "its checksum does not match") }
         } catch {
             throw .notAWorkbook(path: path, reason: "its part \(part) cannot be read (\(PartReadFailure(error).message))")
         }
@@ -87,16 +85,21 @@ struct WorkbookPackage {
     }
 }
 
-/// The CRC-32 of a part's bytes as they inflate, by zlib, to compare with the one its entry records:
-/// ZIPFoundation's own, a byte at a time in Swift, cost as much as the inflating.
-struct PartChecksum {
-    private(set) var value: CRC32 = 0
-
-    mutating func add(_ chunk: Data) {
-        chunk.withUnsafeBytes { bytes in
-            guard let base = bytes.bindMemory(to: Bytef.self).baseAddress else { return }
-            value = CRC32(crc32(uLong(value), base, uInt(bytes.count)))
+extension Archive {
+    /// Hands `consume` an entry's bytes as they inflate and says whether their CRC-32 is the one the
+    /// entry records. zlib computes it: ZIPFoundation's own, a byte at a time in Swift, cost as much
+    /// as the inflating.
+    func extractVerifying(_ entry: Entry, bufferSize: Int = defaultReadChunkSize,
+                          _ consume: (Data) throws -> Void) throws -> Bool {
+        var checksum: uLong = 0
+        _ = try extract(entry, bufferSize: bufferSize, skipCRC32: true) { chunk in
+            chunk.withUnsafeBytes { bytes in
+                guard let base = bytes.bindMemory(to: Bytef.self).baseAddress else { return }
+                checksum = crc32(checksum, base, uInt(bytes.count))
+            }
+            try consume(chunk)
         }
+        return CRC32(checksum) == entry.checksum
     }
 }
 
@@ -146,15 +149,13 @@ final class PartInputStream: InputStream {
                 let limit = limits.streamedPartLimit(compressedSize: Int(clamping: entry.compressedSize))
                 var inflated = 0
                 var prolog = PrologCheck()
-                var checksum = PartChecksum()
-                _ = try archive.extract(entry, bufferSize: 1 << 16, skipCRC32: true) { chunk in
+                let intact = try archive.extractVerifying(entry, bufferSize: 1 << 16) { chunk in
                     inflated += chunk.count
-                    checksum.add(chunk)
                     guard inflated <= limit else { throw PartReadFailure.inflates(part, past: limit) }
                     if let refusal = prolog.feed(chunk).refusal { throw PartReadFailure(message: "\(part): \(refusal)") }
                     try queue.put(chunk)
                 }
-                guard checksum.value == entry.checksum else { throw PartReadFailure(message: "\(part) is damaged (its checksum does not match)") }
+                guard intact else { throw PartReadFailure(message: "\(part) is damaged (its checksum does not match)") }
                 queue.finish()
             } catch is BoundedQueue<Data, PartReadFailure>.Cancelled {
                 return
