@@ -191,27 +191,23 @@ struct MergeSQL {
                 "analyze list_diff",
             ]
             let cleanUp: [PostgresQuery] = ["drop table list_diff", "drop table desired", "drop table listed"]
+            // Each write (its child row named c) records the parents whose lists it changed.
+            func touching(_ write: SQLFragment) -> PostgresQuery {
+                """
+                with written as (\(unescaped: write) returning c.\(unescaped: parent))
+                insert into merge_touched select \(unescaped: parent), false from written
+                """
+            }
+            let matched: SQLFragment = "c.\(parent) = x.parent and c.\(valueColumn) = x.value"
             return build + [
-                """
-                with removed as (delete from \(unescaped: child) c using list_diff x
-                    where x.gone and c.\(unescaped: parent) = x.parent and c.\(unescaped: valueColumn) = x.value
-                    returning c.\(unescaped: parent))
-                insert into merge_touched select \(unescaped: parent), false from removed
-                """,
-                """
-                with moved as (update \(unescaped: child) c set position = x.position from list_diff x
-                    where not x.gone and not x.new and c.\(unescaped: parent) = x.parent and c.\(unescaped: valueColumn) = x.value
-                    returning c.\(unescaped: parent))
-                insert into merge_touched select \(unescaped: parent), false from moved
-                """,
-                """
-                with added as (insert into \(unescaped: child) (\(unescaped: parent), \(unescaped: valueColumn), position)
+                touching("delete from \(child) c using list_diff x where x.gone and \(matched)"),
+                touching("update \(child) c set position = x.position from list_diff x where not x.gone and not x.new and \(matched)"),
+                touching("""
+                    insert into \(child) as c (\(parent), \(valueColumn), position)
                     select x.parent, x.value, x.position from list_diff x where x.new order by x.parent, x.value
-                    on conflict (\(unescaped: parent), \(unescaped: valueColumn)) do update set position = excluded.position
-                    where \(unescaped: child).position is distinct from excluded.position
-                    returning \(unescaped: parent))
-                insert into merge_touched select \(unescaped: parent), false from added
-                """,
+                    on conflict (\(parent), \(valueColumn)) do update set position = excluded.position
+                    where c.position is distinct from excluded.position
+                    """),
             ] + cleanUp
         }
     }
