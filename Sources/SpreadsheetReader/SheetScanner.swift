@@ -44,7 +44,7 @@ extension UnsafeBufferPointer<UInt8> {
     /// Whether these are the bytes of `ascii`, compared byte by byte (`elementsEqual` of a string's
     /// UTF-8 view costs more than the scanning).
     func holds(_ ascii: StaticString) -> Bool {
-        count == ascii.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, ascii.utf8Start, count) == 0)
+        holds(UnsafeBufferPointer(start: ascii.utf8Start, count: ascii.utf8CodeUnitCount))
     }
 
     /// Whether these are the same bytes as `other`.
@@ -164,7 +164,6 @@ struct SheetScanner {
     /// The bytes last read from the stream, and the next one to look at.
     private let input = ScratchBytes(capacity: 1 << 16)
     private var position = 0
-    private var atStart = true
     /// Scratch space for names, attribute values, references and attributes, reused from tag to tag.
     private let nameBytes = ScratchBytes(capacity: 64)
     private let valueBytes = ScratchBytes(capacity: 256)
@@ -275,6 +274,8 @@ struct SheetScanner {
         var closedRoot = false
         // Bytes at the end of `text` as they stood in the part, since the last tag or reference.
         var plain = 0
+        // Whether nothing came before this byte: only there may the XML declaration stand.
+        var atStart = true
         while true {
             let before = text.count
             try append(to: text, limit: Self.maxTextBytes, until: Self.endsText)
