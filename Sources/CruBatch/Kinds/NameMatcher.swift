@@ -34,11 +34,25 @@ struct NameMatcher {
         case none
     }
 
-    private struct Entry {
+    /// A class, so that trying the rules on every entry retains one reference, not each of its strings.
+    private final class Entry: Sendable {
         let candidate: Candidate
         let key: String
         let codeKey: String
         let words: [String]
+
+        init(candidate: Candidate, key: String, codeKey: String, words: [String]) {
+            self.candidate = candidate
+            self.key = key
+            self.codeKey = codeKey
+            self.words = words
+        }
+    }
+
+    /// A word of a cell and its length in letters, counted once for every candidate it is tried on.
+    private struct CellWord {
+        let text: String
+        let letters: Int
     }
 
     private let entries: [Entry]
@@ -55,11 +69,12 @@ struct NameMatcher {
         let words = NameWords.words(of: text)
         guard !words.isEmpty else { return .none }
         let key = words.joined()
+        let cell = words.map { CellWord(text: $0, letters: $0.count) }
         let rules: [(Entry) -> Bool] = [
             { $0.candidate.code == lower },
             { $0.key == key || $0.codeKey == key },
-            { Self.wordsMatch(words[...], $0.words[...], anchored: true) },
-            { Self.wordsMatch(words[...], $0.words[...], anchored: false) },
+            { Self.wordsMatch(cell[...], $0.words[...], anchored: true) },
+            { Self.wordsMatch(cell[...], $0.words[...], anchored: false) },
         ]
         for rule in rules {
             let matched = entries.filter(rule).map(\.candidate)
@@ -80,11 +95,11 @@ struct NameMatcher {
     /// Whether every word of `cell` matches, in order, a word (or a run of words, by their initials)
     /// of `name`; `anchored` makes the first word match the name's first word.
     /// Slices all the way down: it runs for every candidate of every cell, so it copies nothing.
-    private static func wordsMatch(_ cell: ArraySlice<String>, _ name: ArraySlice<String>, anchored: Bool) -> Bool {
-        guard let word = cell.first else { return true }
+    private static func wordsMatch(_ cell: ArraySlice<CellWord>, _ name: ArraySlice<String>, anchored: Bool) -> Bool {
+        guard let first = cell.first else { return true }
         let rest = cell.dropFirst()
         let starts = anchored ? name.indices.prefix(1) : name.indices[...]
-        let letters = word.count
+        let word = first.text, letters = first.letters
         for start in starts {
             if name[start] == word || (letters >= 3 && name[start].hasPrefix(word)),
                wordsMatch(rest, name[(start + 1)...], anchored: false) {

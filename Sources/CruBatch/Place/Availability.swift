@@ -145,7 +145,7 @@ struct AvailabilityParser {
 
     func parse() throws(AvailabilityError) -> Availability {
         let normalized = Self.normalize(text)
-        guard !normalized.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !Self.trimmed(normalized).isEmpty else {
             throw AvailabilityError(text: text, piece: text, reason: "it is empty")
         }
         // Pieces with the separator that ended each (`,` lets a days-only piece share the next piece's time).
@@ -160,7 +160,7 @@ struct AvailabilityParser {
             }
         }
         pieces.append((current, false))
-        pieces = pieces.map { ($0.text.trimmingCharacters(in: .whitespaces), $0.comma) }.filter { !$0.text.isEmpty }
+        pieces = pieces.map { (Self.trimmed($0.text), $0.comma) }.filter { !$0.text.isEmpty }
 
         var windows: [TimeWindow] = []
         var pendingDays: [Weekday] = []
@@ -184,6 +184,23 @@ struct AvailabilityParser {
         }
         if !pendingDays.isEmpty { windows += Self.expand(days: pendingDays, time: [Self.wholeDay]) }
         return Availability(windows: windows)
+    }
+
+    /// The text without the spaces around it (tabs and Unicode's other spaces too).
+    static func trimmed(_ text: String) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.isASCII ? scalar == " " || scalar == "\t" : scalar.properties.isWhitespace
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(scalars[first...last])
+    }
+
+    /// `Character.isLetter`, without a Unicode property lookup for the ASCII letters nearly every answer holds.
+    static func isLetter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue else { return character.isLetter }
+        return (ascii | 0x20) >= UInt8(ascii: "a") && (ascii | 0x20) <= UInt8(ascii: "z")
     }
 
     /// Lower case, one kind of dash, `a.m.` as `am`.
@@ -258,7 +275,7 @@ struct AvailabilityParser {
     }
 
     func fail(_ piece: String, _ reason: String) -> AvailabilityError {
-        let whole = Self.normalize(text).trimmingCharacters(in: .whitespaces) == piece
+        let whole = Self.trimmed(Self.normalize(text)) == piece
         return AvailabilityError(text: text, piece: whole ? text : piece, reason: reason)
     }
 
@@ -479,7 +496,7 @@ struct AvailabilityParser {
         while let character = scanner.current {
             if character == " " || character == "." {
                 scanner.index += 1
-            } else if character.isLetter {
+            } else if Self.isLetter(character) {
                 try add(word: scanner.word(), to: &scanner.tokens, piece: piece)
             } else if character.isASCII && character.isNumber {
                 scanner.tokens.append(.clock(try clock(scanner.number(), piece: piece)))
@@ -510,7 +527,7 @@ struct AvailabilityParser {
         /// The letters (and apostrophes) from here, without a final `'s` ("Monday's").
         mutating func word() -> String {
             var word = ""
-            while index < characters.count, characters[index].isLetter || characters[index] == "'" {
+            while index < characters.count, AvailabilityParser.isLetter(characters[index]) || characters[index] == "'" {
                 word.append(characters[index])
                 index += 1
             }

@@ -441,13 +441,17 @@ struct Placement {
         return match
     }
 
+    /// Every campus, for an answer whose campus is unknown or ambiguous.
+    private var campusHint: String {
+        "write a campus name or code: " + campuses.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
+    }
+
     mutating func resolve(_ answer: QuestionnaireAnswer, problems: inout [Diagnostic]) -> (Campus?, [Ministry]) {
         guard !answer.campusText.isEmpty else { return (nil, []) }
         func problem(_ field: PlaceField, column: Int?, _ code: DiagnosticCode, _ message: String, hint: String) {
             problems.append(Diagnostic(file: file, line: answer.line, column: column, field: field.rawValue, code: code,
                                        message: message, hint: hint))
         }
-        let campusHint = "write a campus name or code: " + campuses.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
         let campus: Campus
         switch match(answer.campusText, scope: nil) {
         case .found(let candidate):
@@ -464,8 +468,11 @@ struct Placement {
                     hint: campusHint)
             return (nil, [])
         }
-        let here = ministries.filter { $0.campusID == campus.id }
-        let ministryHint = "ministries at \(campus.name): " + here.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
+        // The hints list every choice: built only for an answer that needs one.
+        func ministriesHere() -> [Ministry] { ministries.filter { $0.campusID == campus.id } }
+        func ministryHint() -> String {
+            "ministries at \(campus.name): " + ministriesHere().map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
+        }
         var chosen: [Ministry] = []
         for part in answer.ministriesText.split(separator: ";").map({ CellNormalizer.trimmedNFC(String($0)) }) where !part.isEmpty {
             // A name may hold a comma; otherwise commas separate Google Forms checkboxes.
@@ -479,18 +486,18 @@ struct Placement {
                         if !chosen.contains(where: { $0.id == ministry.id }) { chosen.append(ministry) }
                     } else if let other = campuses.first(where: { $0.id == ministry.campusID }) {
                         problem(.ministries, column: answer.ministriesColumn, .unknownReference,
-                                "ministry \"\(item)\" is at \(other.name), not \(campus.name)", hint: ministryHint)
+                                "ministry \"\(item)\" is at \(other.name), not \(campus.name)", hint: ministryHint())
                     }
                 case .ambiguous(let candidates):
                     problem(.ministries, column: answer.ministriesColumn, .ambiguousReference,
                             "ministry \"\(item)\" matches \(candidates.count): \(candidates.map(\.label).joined(separator: ", "))",
-                            hint: ministryHint)
+                            hint: ministryHint())
                 case .none:
-                    let suggestion = NameMatcher(here.map { NameMatcher.Candidate(code: $0.code, name: $0.name) })
+                    let suggestion = NameMatcher(ministriesHere().map { NameMatcher.Candidate(code: $0.code, name: $0.name) })
                         .suggestion(for: item)
                     problem(.ministries, column: answer.ministriesColumn, .unknownReference,
                             "ministry \"\(item)\" does not exist at \(campus.name)" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
-                            hint: ministryHint)
+                            hint: ministryHint())
                 }
             }
         }
