@@ -127,23 +127,35 @@ CREATE FUNCTION public.enforce_group_capacity() RETURNS trigger
     SET enable_seqscan TO 'off'
     AS $$
 declare
-    target record;
-    members integer;
+    groups bigint[];
+    arriving bigint[];
+    crowded record;
 begin
-    if new.status = 'left' then
-        return new;
+    if tg_op = 'INSERT' then
+        select array_agg(group_id order by group_id), array_agg(n order by group_id) into groups, arriving
+        from (select group_id, count(*) as n from new_rows where status <> 'left' group by group_id) a;
+    else
+        select array_agg(group_id order by group_id), array_agg(n order by group_id) into groups, arriving
+        from (select s.group_id, count(*) as n from new_rows s join old_rows o using (id)
+              where s.status <> 'left' and (o.status = 'left' or o.group_id <> s.group_id)
+              group by s.group_id) a;
     end if;
-    select code, capacity into target from community_groups where id = new.group_id for no key update;
-    if target.capacity is null then
-        return new;
+    if groups is null then
+        return null;
     end if;
-    select count(*) into members from memberships
-    where group_id = new.group_id and person_id <> new.person_id and status <> 'left';
-    if members >= target.capacity then
-        raise exception 'group "%" is full: capacity %, % members', target.code, target.capacity, members
+    perform 1 from community_groups where id = any(groups) and capacity is not null order by id for no key update;
+    select c.code, c.capacity, c.members - c.arriving as members into crowded
+    from (select g.code, g.capacity, a.n as arriving,
+                 (select count(*) from memberships m where m.group_id = g.id and m.status <> 'left') as members
+          from unnest(groups, arriving) a (group_id, n) join community_groups g on g.id = a.group_id
+          where g.capacity is not null) c
+    where c.members > c.capacity
+    order by c.code limit 1;
+    if found then
+        raise exception 'group "%" is full: capacity %, % members', crowded.code, crowded.capacity, crowded.members
             using errcode = 'CB001', hint = 'raise the group''s capacity or choose another group';
     end if;
-    return new;
+    return null;
 end $$;
 
 CREATE FUNCTION public.is_valid_code(code text) RETURNS boolean
@@ -216,14 +228,17 @@ CREATE FUNCTION public.queue_join_notifications() RETURNS trigger
 declare
     queued integer;
 begin
+    with joining as (
+        select m.id, m.group_id, m.person_id from new_rows m
+        where m.status <> 'left' and m.group_id not in (select id from community_groups where archived_at is not null))
     insert into notifications (kind, membership_id, recipient_id, dedupe_key, status)
     select q.kind, q.membership_id, q.recipient_id, q.kind || ':' || q.membership_id || ':' || q.recipient_id,
            notification_initial_status()
     from (select 'joined' as kind, m.id as membership_id, gl.person_id as recipient_id, 0 as turn
-          from new_rows m join group_leaders gl on gl.group_id = m.group_id
+          from joining m join group_leaders gl on gl.group_id = m.group_id
           union all
           select 'welcome', m.id, m.person_id, 1
-          from new_rows m
+          from joining m
           where current_setting('crubatch.welcome', true) = 'on') q
     order by q.membership_id, q.turn, q.recipient_id
     on conflict (dedupe_key) do nothing;
@@ -1300,7 +1315,9 @@ CREATE TRIGGER memberships_cancel_newcomers AFTER INSERT ON public.memberships R
 
 CREATE TRIGGER memberships_cancel_notifications BEFORE DELETE ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.cancel_member_joined();
 
-CREATE TRIGGER memberships_enforce_capacity BEFORE INSERT OR UPDATE OF group_id, status ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.enforce_group_capacity();
+CREATE TRIGGER memberships_enforce_capacity_on_insert AFTER INSERT ON public.memberships REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.enforce_group_capacity();
+
+CREATE TRIGGER memberships_enforce_capacity_on_update AFTER UPDATE ON public.memberships REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.enforce_group_capacity();
 
 CREATE TRIGGER memberships_notify_status AFTER UPDATE OF status ON public.memberships FOR EACH ROW WHEN (((new.status = 'left'::text) <> (old.status = 'left'::text))) EXECUTE FUNCTION public.notify_membership_status();
 
@@ -1332,7 +1349,7 @@ CREATE TRIGGER ministry_teams_record_run_update AFTER UPDATE ON public.ministry_
 
 CREATE TRIGGER ministry_teams_touch_updated_at BEFORE UPDATE ON public.ministry_teams FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 
-CREATE TRIGGER notifications_skip_inactive_membership BEFORE INSERT ON public.notifications FOR EACH ROW WHEN ((new.membership_id IS NOT NULL)) EXECUTE FUNCTION public.skip_notification_of_inactive_membership();
+CREATE TRIGGER notifications_skip_inactive_membership BEFORE INSERT ON public.notifications FOR EACH ROW WHEN (((new.membership_id IS NOT NULL) AND (new.kind <> ALL (ARRAY['joined'::text, 'welcome'::text])))) EXECUTE FUNCTION public.skip_notification_of_inactive_membership();
 
 CREATE TRIGGER notifications_touch_updated_at BEFORE UPDATE ON public.notifications FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 

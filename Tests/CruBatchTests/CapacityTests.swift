@@ -68,6 +68,44 @@ struct CapacityTests {
         #expect(try members(database) == 3)
     }
 
+    @Test("one statement bringing two students into the last seat fails whole; rewriting a member's status as it is takes no seat")
+    func checkedPerStatement() throws {
+        let (database, emails) = try databaseWithOneSeatLeft(students: 2)
+        let connection = try database.connect()
+        let both = try #require(throws: PostgresError.self) {
+            try connection.query("""
+                insert into memberships (group_id, person_id)
+                select g.id, p.id from community_groups g, people p
+                where g.code = 'cp-small-tue' and p.email = any(\(emails)::text[])
+                """)
+        }
+        #expect(both.sqlState == "CB001")
+        // The members it found before the statement, as a join of one student says.
+        #expect(both.message.contains("\"cp-small-tue\" is full: capacity 3, 2 members"), "\(both.message)")
+        #expect(try members(database) == 2)
+
+        // Staff lowered the capacity below the members; a statement that leaves everyone where they are passes.
+        try connection.execute("update community_groups set capacity = 1 where code = 'cp-small-tue'")
+        let rewritten = try connection.query("""
+            update memberships m set status = m.status from community_groups g
+            where g.id = m.group_id and g.code = 'cp-small-tue'
+            """).affectedRows
+        #expect(rewritten == 2)
+        // Coming back after leaving is joining anew, and is refused.
+        try connection.execute("""
+            update memberships m set status = 'left' from community_groups g
+            where g.id = m.group_id and g.code = 'cp-small-tue' and m.id = (select min(id) from memberships where group_id = g.id)
+            """)
+        let back = try #require(throws: PostgresError.self) {
+            try connection.query("""
+                update memberships m set status = 'active' from community_groups g
+                where g.id = m.group_id and g.code = 'cp-small-tue' and m.status = 'left'
+                """)
+        }
+        #expect(back.sqlState == "CB001")
+        #expect(back.message.contains("\"cp-small-tue\" is full: capacity 1, 1 members"), "\(back.message)")
+    }
+
     /// Six sessions each check the count, as an app would, then join and hold their transaction open
     /// for a moment: without the database's own check all six would see a free seat.
     @Test("six sessions joining the last seat at once: exactly one gets it, the others get CB001")

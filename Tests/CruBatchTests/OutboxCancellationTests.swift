@@ -42,6 +42,40 @@ struct OutboxCancellationTests {
         #expect(status.stdout.contains(", 2 cancelled"), "\(status.stdout)")
     }
 
+    @Test("of one statement's memberships, one added as left and one in an archived group tell no leader; the current one does")
+    func inactiveMembershipsQueueNoJoin() throws {
+        let database = try TestDatabase()
+        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
+        try #require(load.status == 0, "\(load.stderr)")
+        let connection = try database.connect()
+        try connection.script(Self.newStudent)
+        try connection.execute("delete from notifications")
+        let groups = try connection.query("""
+            select code from community_groups g where exists (select 1 from group_leaders l where l.group_id = g.id)
+            and code <> 'cp-small-tue' order by code limit 2
+            """).rows.map { try $0.decode(String.self, 0) }
+        try #require(groups.count == 2)
+        try connection.query("update community_groups set archived_at = now() where code = \(groups[0])")
+        try connection.query("""
+            insert into memberships (group_id, person_id, status)
+            select g.id, p.id, case when g.code = 'cp-small-tue' then 'left' else 'active' end
+            from community_groups g, people p
+            where g.code = any(\(["cp-small-tue"] + groups)::text[]) and p.email = 'left.early@example.edu'
+            """)
+        #expect(try database.count("select count(*) from memberships m join people p on p.id = m.person_id where p.email = 'left.early@example.edu'") == 3)
+        let told = try connection.query("""
+            select distinct g.code from notifications n join memberships m on m.id = n.membership_id
+            join community_groups g on g.id = m.group_id where n.kind = 'joined'
+            """).rows.map { try $0.decode(String.self, 0) }
+        #expect(told == [groups[1]])
+        #expect(try database.count("""
+            select count(*) from notifications n join memberships m on m.id = n.membership_id
+            join group_leaders l on l.group_id = m.group_id and l.person_id = n.recipient_id
+            """) == database.count("""
+            select count(*) from group_leaders l join community_groups g on g.id = l.group_id where g.code = \(groups[1])
+            """))
+    }
+
     @Test("migrating cancels the notifications a deleted membership left pending before")
     func migrationCancelsOrphans() throws {
         let database = try TestDatabase.empty()
