@@ -162,22 +162,33 @@ struct MergeSQL {
                 select t.id as parent, n.\(identifier: column.name) as list from \(resolved) \
                 join \(identifier: spec.table) t on \(spec.keyMatch)\(onlyGiven)
                 """
-            func desired(from listed: SQLFragment) -> SQLFragment {
-                """
-                select l.parent, \(value) as value, min(ord.position)::smallint as position
-                from \(listed) l cross join lateral unnest(string_to_array(l.list, ';')) with ordinality as ord(v, position)\(join)
-                group by l.parent, \(value)
-                """
-            }
             if allNew {
-                return ["insert into \(unescaped: child) (\(unescaped: parent), \(unescaped: valueColumn), position) \(unescaped: desired(from: "(\(listed))")) order by 1, 2"]
+                // Here the planner memoizes each list's split, and sorts for the grouping the order the
+                // insert wants.
+                return ["""
+                    insert into \(unescaped: child) (\(unescaped: parent), \(unescaped: valueColumn), position)
+                    select l.parent, \(unescaped: value) as value, min(ord.position)::smallint as position
+                    from (\(unescaped: listed)) l
+                    cross join lateral unnest(string_to_array(l.list, ';')) with ordinality as ord(v, position)\(unescaped: join)
+                    group by l.parent, \(unescaped: value) order by 1, 2
+                    """]
             }
             // One full join of the wanted children with the stored children of the listed rows finds
             // every difference; the writes then touch only those. (Three joins, one per write, and an
             // upsert that looked up and locked every listed child, were most of a re-import's time.)
             let build: [PostgresQuery] = [
                 "create temp table listed on commit drop as \(unescaped: listed)",
-                "create temp table desired on commit drop as \(unescaped: desired(from: "listed"))",
+                // Each distinct list is split and looked up once (a million rows hold a few thousand
+                // lists), and its items joined to the rows that hold it: no grouping of every child.
+                """
+                create temp table desired on commit drop as
+                select l.parent, i.value, i.position
+                from listed l join (
+                    select d.list, \(unescaped: value) as value, min(ord.position)::smallint as position
+                    from (select distinct list from listed) d
+                    cross join lateral unnest(string_to_array(d.list, ';')) with ordinality as ord(v, position)\(unescaped: join)
+                    group by d.list, \(unescaped: value)) i on i.list = l.list
+                """,
                 """
                 create temp table list_diff on commit drop as
                 select coalesce(d.parent, c.parent) as parent, coalesce(d.value, c.value) as value, d.position,
