@@ -94,27 +94,23 @@ struct DatabaseChecks {
         let (value, source) = values(of: column)
         // A row without a scope has '' (never a code): arrays of binds hold no NULL.
         let scope: SQLFragment = column.nameScope.map { "coalesce(s.\(identifier: $0), '')" } ?? "''"
-        let isCode: SQLFragment = "exists (select 1 from \(identifier: reference.table) r where r.\(identifier: reference.keyColumn) = n.value)"
+        func isCode(_ value: SQLFragment) -> SQLFragment {
+            "exists (select 1 from \(identifier: reference.table) r where r.\(identifier: reference.keyColumn) = \(value))"
+        }
         // The distinct cells are looked at, not every row: a million rows hold a few thousand lists,
-        // and their items are mostly codes. A list's names come with the rows that hold them, for its
-        // UPDATE (a plain cell's joins on the value itself).
-        let distinctNames: SQLFragment = column.list != nil ? """
-            select n.value, g.scope, array_agg(l.line) from (
-                select \(cell) as list, \(scope) as scope, array_agg(s.line) as lines
-                from stage s where \(cell) is not null group by 1, 2) g
-            cross join lateral unnest(string_to_array(g.list, ';')) as n(value)
-            cross join lateral unnest(g.lines) as l(line)
-            where not \(isCode)
-            group by 1, 2
-            """ : """
-            select n.value, n.scope, '{}'::int[] from (
-                select \(cell) as value, \(scope) as scope from stage s
-                where \(cell) is not null group by 1, 2) n
-            where not \(isCode)
-            """
-        let names = try connection.query(PostgresQuery(distinctNames)).rows.map { row in
-            (name: ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1)),
-             lines: try row.decode([Int].self, 2))
+        // and their items are mostly codes. Each name comes with the cells that hold it (a list's
+        // UPDATE rewrites the rows of those cells; a plain cell is the name itself).
+        let distinctCells: SQLFragment = "select distinct \(cell) as cell, \(scope) as scope from stage s where \(cell) is not null"
+        let namesInCells: SQLFragment = column.list != nil ? """
+            select n.value, g.scope, g.cell from (\(distinctCells)) g
+            cross join lateral unnest(string_to_array(g.cell, ';')) as n(value)
+            where not \(isCode("n.value"))
+            """ : "select n.cell, n.scope, n.cell from (\(distinctCells)) n where not \(isCode("n.cell"))"
+        var names: [ScopedName] = [], cells: [ScopedName: [String]] = [:]
+        for row in try connection.query(PostgresQuery(namesInCells)).rows {
+            let name = ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1))
+            if cells[name] == nil { names.append(name) }
+            cells[name, default: []].append(try row.decode(String.self, 2))
         }
         guard let nameColumn = reference.nameColumn else { return ([], names.isEmpty) }
         guard !names.isEmpty else { return ([], true) }
@@ -125,16 +121,16 @@ struct DatabaseChecks {
             NameMatcher.Candidate(code: try row.decode(String.self, 0), name: try row.decode(String.self, 1),
                                   scope: try row.decode(String.self, 2))
         })
-        var found: (values: [String], scopes: [String], codes: [String], lines: Set<Int>) = ([], [], [], [])
+        var found: (values: [String], scopes: [String], codes: [String], cells: Set<ScopedName>) = ([], [], [], [])
         var several: [ScopedName: [NameMatcher.Candidate]] = [:]
         var unmatched = false
-        for (name, lines) in names {
+        for name in names {
             switch matcher.match(name.text, scope: name.scope.isEmpty ? nil : name.scope) {
             case .found(let candidate):
                 found.values.append(name.text)
                 found.scopes.append(name.scope)
                 found.codes.append(candidate.code)
-                found.lines.formUnion(lines)
+                found.cells.formUnion(cells[name, default: []].map { ScopedName(text: $0, scope: name.scope) })
             case .ambiguous(let candidates): several[name] = candidates
             case .none: unmatched = true
             }
@@ -142,15 +138,16 @@ struct DatabaseChecks {
         if !found.values.isEmpty {
             let matches: PostgresQuery = "unnest(\(found.values)::text[], \(found.scopes)::text[], \(found.codes)::text[]) as m(value, scope, code)"
             if column.list != nil {
-                // One join of the named rows' items with the matches, not a lookup per row.
+                // The rows of the cells that hold a name (the cell tested alone first, against a hashed
+                // array, then with its scope), each list's items joined with the matches.
                 try connection.query("""
-                    update stage o set \(identifier: column.name) = r.list from (
-                        select s.line, string_agg(coalesce(m.code, v.value), ';' order by v.position) as list
-                        from stage s cross join lateral unnest(string_to_array(\(unescaped: cell), ';')) with ordinality as v(value, position)
-                        left join \(matches) on m.value = v.value and m.scope = \(unescaped: scope)
-                        where s.line = any(\(Array(found.lines))::int[])
-                        group by s.line) r
-                    where o.line = r.line
+                    update stage s set \(identifier: column.name) = (
+                        select string_agg(coalesce(m.code, v.value), ';' order by v.position)
+                        from unnest(string_to_array(\(unescaped: cell), ';')) with ordinality as v(value, position)
+                        left join \(matches) on m.value = v.value and m.scope = \(unescaped: scope))
+                    where \(unescaped: cell) = any(\(Array(Set(found.cells.map(\.text))))::text[])
+                    and (\(unescaped: cell), \(unescaped: scope)) in (select * from unnest(
+                        \(found.cells.map(\.text))::text[], \(found.cells.map(\.scope))::text[]))
                     """)
             } else {
                 try connection.query("""
