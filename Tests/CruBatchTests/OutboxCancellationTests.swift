@@ -44,9 +44,7 @@ struct OutboxCancellationTests {
 
     @Test("of one statement's memberships, one added as left and one in an archived group tell no leader; the current one does")
     func inactiveMembershipsQueueNoJoin() throws {
-        let database = try TestDatabase()
-        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast")])
-        try #require(load.status == 0, "\(load.stderr)")
+        let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
         try connection.script(Self.newStudent)
         try connection.execute("delete from notifications")
