@@ -65,7 +65,7 @@ struct EmptyStatisticsTests {
         join people d on d.email = 'd' || ((n - 1) / 4 + 1) || '@example.org' join ride_offers o on o.driver_id = d.id
         """
 
-    @Test("joins into memberships that statistics call empty: each notification's membership check reads its own row, not every membership")
+    @Test("joins into memberships that statistics call empty: the join messages and their checks read the statement's own rows, not every membership")
     func joinedMessages() throws {
         let database = try TestDatabase()
         try database.connect().script(Self.holdStatistics + Self.groups + Self.joins
