@@ -1349,7 +1349,7 @@ CREATE TRIGGER ministry_teams_record_run_update AFTER UPDATE ON public.ministry_
 
 CREATE TRIGGER ministry_teams_touch_updated_at BEFORE UPDATE ON public.ministry_teams FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 
-CREATE TRIGGER notifications_skip_inactive_membership BEFORE INSERT ON public.notifications FOR EACH ROW WHEN (((new.membership_id IS NOT NULL) AND (new.kind <> ALL (ARRAY['joined'::text, 'welcome'::text])))) EXECUTE FUNCTION public.skip_notification_of_inactive_membership();
+CREATE TRIGGER notifications_skip_inactive_membership BEFORE INSERT ON public.notifications FOR EACH ROW WHEN (((new.membership_id IS NOT NULL) AND ((new.kind <> ALL (ARRAY['joined'::text, 'welcome'::text])) OR (pg_trigger_depth() = 0)))) EXECUTE FUNCTION public.skip_notification_of_inactive_membership();
 
 CREATE TRIGGER notifications_touch_updated_at BEFORE UPDATE ON public.notifications FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 

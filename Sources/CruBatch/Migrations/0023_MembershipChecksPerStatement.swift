@@ -12,7 +12,8 @@ extension Migration {
     ///   value brings no one in, and is no longer refused for a group already over capacity.
     /// - The join messages (`joined`, `welcome`) leave out, in the statement that queues them, the
     ///   memberships that have ended and those of archived groups, which the check per message row
-    ///   did; it still runs for the other messages about a membership (`left`).
+    ///   did; it still runs for the other messages about a membership (`left`), and for a join
+    ///   message that a writer inserts itself rather than the memberships trigger.
     ///
     /// Neither joins the statement's rows with a table whose statistics may say it is empty (after a
     /// dry run): a first try at the message check as one such join, planned on that, compared every
@@ -84,9 +85,13 @@ extension Migration {
         return null;
     end $$;
 
+    -- The join messages the trigger above queues (inside a trigger: depth 1) are checked there; any
+    -- other membership message, and a join message a writer inserts itself (an undo restoring one),
+    -- is still checked row by row.
     drop trigger notifications_skip_inactive_membership on notifications;
     create trigger notifications_skip_inactive_membership before insert on notifications
-        for each row when (new.membership_id is not null and new.kind not in ('joined', 'welcome'))
+        for each row when (new.membership_id is not null
+                           and (new.kind not in ('joined', 'welcome') or pg_trigger_depth() = 0))
         execute function skip_notification_of_inactive_membership();
     """)
 }
