@@ -162,15 +162,21 @@ struct MergeSQL {
                 select t.id as parent, n.\(identifier: column.name) as list from \(resolved) \
                 join \(identifier: spec.table) t on \(spec.keyMatch)\(onlyGiven)
                 """
+            // The items of the lists of `rows` (as `l`, with a `list` column), grouped by `key`: each
+            // one's value (the referenced row's id) and its first position in its list.
+            func items(of rows: SQLFragment, by key: SQLFragment) -> SQLFragment {
+                """
+                select \(key), \(value) as value, min(ord.position)::smallint as position from \(rows) l
+                cross join lateral unnest(string_to_array(l.list, ';')) with ordinality as ord(v, position)\(join)
+                group by \(key), \(value)
+                """
+            }
             if allNew {
-                // Here the planner memoizes each list's split, and sorts for the grouping the order the
-                // insert wants.
+                // Every row's list: the planner memoizes each list's split here, and sorts for the
+                // grouping the order the insert wants.
                 return ["""
                     insert into \(unescaped: child) (\(unescaped: parent), \(unescaped: valueColumn), position)
-                    select l.parent, \(unescaped: value) as value, min(ord.position)::smallint as position
-                    from (\(unescaped: listed)) l
-                    cross join lateral unnest(string_to_array(l.list, ';')) with ordinality as ord(v, position)\(unescaped: join)
-                    group by l.parent, \(unescaped: value) order by 1, 2
+                    \(unescaped: items(of: "(\(listed))", by: "l.parent")) order by 1, 2
                     """]
             }
             // One full join of the wanted children with the stored children of the listed rows finds
@@ -183,11 +189,7 @@ struct MergeSQL {
                 """
                 create temp table desired on commit drop as
                 select l.parent, i.value, i.position
-                from listed l join (
-                    select d.list, \(unescaped: value) as value, min(ord.position)::smallint as position
-                    from (select distinct list from listed) d
-                    cross join lateral unnest(string_to_array(d.list, ';')) with ordinality as ord(v, position)\(unescaped: join)
-                    group by d.list, \(unescaped: value)) i on i.list = l.list
+                from listed l join (\(unescaped: items(of: "(select distinct list from listed)", by: "l.list"))) i on i.list = l.list
                 """,
                 """
                 create temp table list_diff on commit drop as
