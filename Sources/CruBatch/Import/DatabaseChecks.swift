@@ -91,11 +91,10 @@ struct DatabaseChecks {
     private func resolveNames(_ column: ColumnSpec, _ reference: Reference, ambiguous: inout Set<AmbiguousCell>)
         throws -> (diagnostics: [Diagnostic], allResolved: Bool) {
         let cell = column.stagedName
-        let (value, source) = values(of: column)
         // A row without a scope has '' (never a code): arrays of binds hold no NULL.
         let scope: SQLFragment = column.nameScope.map { "coalesce(s.\(identifier: $0), '')" } ?? "''"
         func isCode(_ value: SQLFragment) -> SQLFragment {
-            "exists (select 1 from \(identifier: reference.table) r where r.\(identifier: reference.keyColumn) = \(value))"
+            "exists (select 1 from \(identifier: reference.table) r where \(reference.key(over: "r")) = \(value))"
         }
         // The distinct cells are looked at, not every row: a million rows hold a few thousand lists,
         // and their items are mostly codes. Each name comes with the cells that hold it (a list's
@@ -106,11 +105,10 @@ struct DatabaseChecks {
             cross join lateral unnest(string_to_array(g.cell, ';')) as n(value)
             where not \(isCode("n.value"))
             """ : "select n.cell, n.scope, n.cell from (\(distinctCells)) n where not \(isCode("n.cell"))"
-        var names: [ScopedName] = [], cells: [ScopedName: [String]] = [:]
+        var names: [ScopedName: [String]] = [:]
         for row in try connection.query(PostgresQuery(namesInCells)).rows {
-            let name = ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1))
-            if cells[name] == nil { names.append(name) }
-            cells[name, default: []].append(try row.decode(String.self, 2))
+            names[ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1)), default: []]
+                .append(try row.decode(String.self, 2))
         }
         guard let nameColumn = reference.nameColumn else { return ([], names.isEmpty) }
         guard !names.isEmpty else { return ([], true) }
@@ -124,13 +122,13 @@ struct DatabaseChecks {
         var found: (values: [String], scopes: [String], codes: [String], cells: Set<ScopedName>) = ([], [], [], [])
         var several: [ScopedName: [NameMatcher.Candidate]] = [:]
         var unmatched = false
-        for name in names {
+        for (name, holding) in names {
             switch matcher.match(name.text, scope: name.scope.isEmpty ? nil : name.scope) {
             case .found(let candidate):
                 found.values.append(name.text)
                 found.scopes.append(name.scope)
                 found.codes.append(candidate.code)
-                found.cells.formUnion(cells[name, default: []].map { ScopedName(text: $0, scope: name.scope) })
+                found.cells.formUnion(holding.map { ScopedName(text: $0, scope: name.scope) })
             case .ambiguous(let candidates): several[name] = candidates
             case .none: unmatched = true
             }
@@ -158,6 +156,7 @@ struct DatabaseChecks {
         }
         guard !several.isEmpty else { return ([], !unmatched) }
         let texts = Array(Set(several.keys.map(\.text)))
+        let (value, source) = values(of: column)
         let rows = try connection.query("""
             select s.line, \(unescaped: value), \(unescaped: scope) from \(unescaped: source)
             where \(unescaped: value) = any(\(texts)::text[]) order by s.line
