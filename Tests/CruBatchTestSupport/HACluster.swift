@@ -40,7 +40,7 @@ public enum HACluster {
         return url[..<hostsEnd.upperBound] + database + query
     }
 
-    private static func script(_ command: String) throws -> String {
+    fileprivate static func script(_ command: String) throws -> String {
         let process = Process()
         process.executableURL = TestEnvironment.root.appendingPathComponent("scripts/pg-ha")
         process.arguments = [command]
@@ -74,10 +74,21 @@ public final class HADatabase: Sendable {
         let server = try PostgresConnection(HACluster.url(for: "postgres"), applicationName: "crubatch-tests")
         try server.execute("create database \(identifier: name)")
         // libpq tries the hosts in order and stops at a standby that has not replayed the new
-        // database yet ("does not exist"): wait until every node has it.
-        let standby = try HACluster.standbyURL(for: name)
-        guard waitUntil(timeout: 30, condition: { (try? PostgresConnection(standby)) != nil }) else {
-            throw TestSetupError("the standby never showed database \(name)")
+        // database yet ("does not exist"): wait until every node has it. The standby is asked for
+        // anew each time, and a wait in vain says what the cluster looked like.
+        var lastError = "no attempt"
+        let shown = waitUntil(timeout: 60) {
+            do {
+                _ = try PostgresConnection(HACluster.standbyURL(for: name))
+                return true
+            } catch {
+                lastError = "\(error)"
+                return false
+            }
+        }
+        guard shown else {
+            let status = (try? HACluster.script("status")) ?? "scripts/pg-ha status failed"
+            throw TestSetupError("the standby never showed database \(name): \(lastError)\n\(status)")
         }
         let migrate = try run(["migrate"])
         guard migrate.status == 0 else { throw TestSetupError("crubatch migrate on the HA cluster failed: \(migrate.stderr)") }
