@@ -39,8 +39,13 @@ extension DatabaseChecks {
             from stage s where s.first_name is not null and s.last_name is not null
             and not exists (select 1 from people p where p.email = s.email)
             """
-        // A first load (or a file of known people only) compares nothing: the keys of every person are not worth computing.
-        guard try connection.query("select exists (\(unescaped: staged)) and exists (select 1 from people)").scalar(Bool.self) else {
+        // A first load (or a file of known people only) compares nothing: the keys of every person are
+        // not worth computing. The new rows are counted, not looked for with `exists`: a planner
+        // without statistics of people guesses that many are new and, to stop at the first, chose
+        // to read every person for each staged row until it found none; for a count it hashes them.
+        guard try connection.query("""
+            select exists (select 1 from people) and (select count(*) from (\(unescaped: staged)) n) > 0
+            """).scalar(Bool.self) else {
             return []
         }
         let known: SQLFragment = """
