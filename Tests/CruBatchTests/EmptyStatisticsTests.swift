@@ -95,18 +95,10 @@ struct EmptyStatisticsTests {
     /// are too many to print at thousands of rows, and only whole-statement work can reach 50 ms),
     /// and returns the rows those plans removed by a filter or a join filter, foreign-key checks aside.
     private func rowsDiscarded(by statement: String, in database: TestDatabase, plansOver milliseconds: Int) throws -> Int {
-        let settings = ["load 'auto_explain'", "set auto_explain.log_min_duration = \(milliseconds)", "set auto_explain.log_analyze = on",
-                        "set auto_explain.log_timing = off", "set auto_explain.log_nested_statements = on",
-                        "set auto_explain.log_level = notice"]
-        let result = try CommandResult.run([database.url, "-X", "-q", "-v", "ON_ERROR_STOP=1"]
-                                               + (settings + [statement]).flatMap { ["-c", $0] },
-                                           executable: "/usr/bin/psql")
+        let result = try CommandResult.run([database.url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", statement],
+                                           executable: "/usr/bin/psql",
+                                           environment: ["PGOPTIONS": AutoExplain.options(over: milliseconds)])
         try #require(result.status == 0, "\(result.stderr)")
-        let plans = result.stderr.components(separatedBy: "NOTICE:  duration:").dropFirst()
-        try #require(!plans.isEmpty, "no plans reported: \(result.stderr.prefix(500))")
-        let removed = /Rows Removed by (?:Join )?Filter: (\d+)/
-        return plans.filter { !$0.contains("FROM ONLY") }.reduce(0) { total, plan in
-            total + plan.matches(of: removed).reduce(0) { $0 + Int($1.output.1)! }
-        }
+        return try #require(AutoExplain.rowsDiscarded(reportedIn: result.stderr), "no plans reported: \(result.stderr.prefix(500))")
     }
 }

@@ -29,22 +29,14 @@ struct MissingStatisticsTests {
         text += "new.person@example.edu,Nora,Newcomer\n"
         let file = try scratch.writeFile("students.csv", text)
         // The URL's options replace crubatch's own (client_min_messages among them).
-        let explain = ["session_preload_libraries=auto_explain", "auto_explain.log_min_duration=0",
-                       "auto_explain.log_analyze=on", "auto_explain.log_timing=off",
-                       "auto_explain.log_nested_statements=on", "auto_explain.log_level=warning"]
-        let options = explain.map { "-c \($0)" }.joined(separator: " ")
-            .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let options = AutoExplain.options(over: 0).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let url = database.url + (database.url.contains("?") ? "&" : "?") + "options=" + options
         let result = try database.run(["import", "students", file], environment: ["DATABASE_URL": url])
         try #require(result.status == 0, "\(result.stderr.suffix(2000))")
         #expect(try database.count("select count(*) from people") == 3001)
 
-        let plans = result.stderr.components(separatedBy: "WARNING:  duration:").dropFirst()
-        try #require(!plans.isEmpty, "no plans reported: \(result.stderr.prefix(500))")
-        let removed = /Rows Removed by (?:Join )?Filter: (\d+)/
-        let discarded = plans.filter { !$0.contains("FROM ONLY") }.reduce(0) { total, plan in
-            total + plan.matches(of: removed).reduce(0) { $0 + Int($1.output.1)! }
-        }
+        let discarded = try #require(AutoExplain.rowsDiscarded(reportedIn: result.stderr),
+                                     "no plans reported: \(result.stderr.prefix(500))")
         #expect(discarded <= 10 * 3000, "the import's plans read and discarded \(discarded) rows for 3,001 students")
     }
 }
