@@ -2,14 +2,14 @@ import CruBatchTestSupport
 import Foundation
 import Testing
 
-/// An import's own statements keep to work in proportion to its rows when `people` has never been
+/// An import's own statements do work in proportion to its rows when `people` has never been
 /// analyzed: what a restored dump, or a re-import run right after a first load (before autovacuum
 /// has looked at the table), finds. Without statistics the planner guesses that half the staged
 /// emails are new, and a check that stops at the first new one chose to scan every person for
 /// every staged row: two minutes for a re-import of 100,000 students, hours for a million.
 ///
 /// The import runs with auto_explain reporting the plan of each of its statements to its standard
-/// error (libpq prints a server's notices there), and the rows those plans threw away are added up.
+/// error (libpq prints a server's warnings there), and the rows those plans threw away are added up.
 @Suite("imports when people has no statistics")
 struct MissingStatisticsTests {
     private let scratch = ScratchDirectory()
