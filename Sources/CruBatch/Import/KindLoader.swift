@@ -80,7 +80,7 @@ struct KindLoader {
         result.diagnostics += table.takeWarnings()
         result.sha256 = table.sha256Hex
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
-        try connection.script("set local default_statistics_target = 10; analyze stage; reset default_statistics_target")
+        try LoadStatistics.sample(["stage"], connection: connection)
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank,
@@ -102,6 +102,9 @@ struct KindLoader {
         let preview = options.previews ? ChangePreview(spec: spec, connection: connection) : nil
         try preview?.snapshot()
         try merge(into: &result.counts)
+        if !options.previews {
+            try LoadStatistics.refresh([spec.table] + spec.lists.map(\.relation.childTable), connection: connection)
+        }
         if let calendar = table as? CalendarEventTable {
             try archive(calendar.cancelledCodes, into: &result.counts)
         }
