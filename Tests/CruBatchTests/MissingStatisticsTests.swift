@@ -2,16 +2,16 @@ import CruBatchTestSupport
 import Foundation
 import Testing
 
-/// Commands do work in proportion to their rows when `people` has never been analyzed: what a
-/// restored dump, or a command run right after a first load (before autovacuum has looked at the
-/// table), finds. Without statistics the planner guessed that half the staged emails of a re-import
+/// Commands do work in proportion to their rows when the tables have never been analyzed: what a
+/// restored dump, or a command run right after a first load or `place` (before autovacuum has looked
+/// at the tables), finds; and the writers leave statistics behind them. Without statistics the planner guessed that half the staged emails of a re-import
 /// were new, and a check that stops at the first new one scanned every person for every staged row
 /// (two minutes for 100,000 students); and it guessed a few dozen people and two hundred lists, and
 /// a nightly export right after a first load joined every person to every list (208 s for 100,000).
 ///
 /// Each command runs with auto_explain reporting the plan of each of its statements to its standard
 /// error (libpq prints a server's warnings there), and the rows those plans threw away are added up.
-@Suite("commands when people has no statistics")
+@Suite("commands when the tables have no statistics")
 struct MissingStatisticsTests {
     private let scratch = ScratchDirectory()
 
@@ -39,6 +39,32 @@ struct MissingStatisticsTests {
         let discarded = try #require(AutoExplain.rowsDiscarded(reportedIn: export.stderr),
                                      "no plans reported: \(export.stderr.prefix(500))")
         #expect(discarded <= 10 * 10_000, "the export's plans read and discarded \(discarded) rows for 10,000 students")
+    }
+
+    @Test("place and rides pair analyze the tables they wrote when those have no statistics, as an import does")
+    func writersLeaveStatistics() throws {
+        let database = try TestDatabase()
+        let load = try database.run(["import", "--dir", TestEnvironment.fixture("central-coast"), "--no-notify"])
+        try #require(load.status == 0, "\(load.stderr)")
+        // What a restored dump looks like: no statistics (and autovacuum kept out of the test).
+        try database.connect().script("""
+            alter table memberships set (autovacuum_enabled = off);
+            alter table notifications set (autovacuum_enabled = off);
+            alter table ride_pairings set (autovacuum_enabled = off);
+            delete from pg_statistic where starelid in ('memberships'::regclass, 'notifications'::regclass, 'ride_pairings'::regclass);
+            update pg_class set reltuples = -1, relpages = 0 where relname in ('memberships', 'notifications', 'ride_pairings');
+            """)
+        #expect(try database.count("""
+            select count(*) from pg_class where relname in ('memberships', 'notifications', 'ride_pairings') and reltuples >= 0
+            """) == 0)
+
+        let place = try database.run(["place", TestEnvironment.fixture("get-involved/answers.csv")])
+        #expect(place.status == 1, "\(place.stderr)")
+        #expect(try database.count("select count(*) from pg_class where relname in ('memberships', 'notifications') and reltuples > 0") == 2)
+
+        let pair = try database.run(["rides", "pair", "--event", "fall-retreat-2026"])
+        #expect(pair.status == 0, "\(pair.stderr)")
+        #expect(try database.count("select count(*) from pg_class where relname = 'ride_pairings' and reltuples > 0") == 1)
     }
 
     @Test("a re-import of 3,000 students into a people table never analyzed reads each person a bounded number of times")

@@ -80,7 +80,7 @@ struct KindLoader {
         result.diagnostics += table.takeWarnings()
         result.sha256 = table.sha256Hex
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
-        try LoadStatistics.sample(["stage"], connection: connection)
+        try TableStatistics.sample(["stage"], connection: connection)
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank,
@@ -103,7 +103,7 @@ struct KindLoader {
         try preview?.snapshot()
         try merge(into: &result.counts)
         if !options.previews {
-            try LoadStatistics.refresh([spec.table] + spec.lists.map(\.relation.childTable), connection: connection)
+            try TableStatistics.refresh([spec.table] + spec.lists.map(\.relation.childTable), connection: connection)
         }
         if let calendar = table as? CalendarEventTable {
             try archive(calendar.cancelledCodes, into: &result.counts)

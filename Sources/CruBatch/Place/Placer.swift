@@ -88,6 +88,9 @@ public struct Placer {
             report.counts.notificationsQueued = after.all - before.all
             report.counts.welcomesQueued = after.welcomes - before.welcomes
             report.notificationsSuppressed = !options.messages.notify
+            if !options.dryRun {
+                try TableStatistics.refresh(["people", "memberships", "notifications"], connection: connection)
+            }
         }.ids[0]
         report.runID = runID
         report.counts.peopleInserted = placement.people[.inserted, default: 0]

@@ -55,6 +55,7 @@ public struct RidesPairRun {
                 select * from unnest(\(inserts.map(\.offerID))::bigint[], \(inserts.map(\.requestID))::bigint[],
                                      \(inserts.map(\.leg.rawValue))::text[])
                 """)
+            if !options.dryRun { try TableStatistics.refresh(["ride_pairings", "notifications"], connection: connection) }
         }.ids[0]
         let counts = RunLog.Counts(read: report.events.reduce(0) { $0 + $1.requests }, inserted: report.pairings.count)
         try run.log.finish(runID, status: "succeeded", counts: counts, wrote: !options.dryRun)
