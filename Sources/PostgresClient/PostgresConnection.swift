@@ -123,6 +123,22 @@ public final class PostgresConnection {
         try query(statement)
     }
 
+    /// Sends `statement` and, while the server runs it, runs `work` here; then waits for the
+    /// statement's end and returns what `work` returned. For a writer whose next step needs nothing
+    /// back from this one, so that the server's work and its own overlap on two cores. The statement
+    /// is waited for whatever `work` does, so the connection is free again when this returns; if
+    /// both fail, the statement's error is the one thrown.
+    public func execute<T>(_ statement: PostgresQuery, while work: () throws -> T) throws -> T {
+        let sent = withOptionalCStringArray(statement.binds) { values in
+            PQsendQueryParams(handle, statement.sql, Int32(statement.binds.count), nil, values, nil, nil, 0)
+        }
+        guard sent == 1 else { throw failure(.query) }
+        let done = Result { try work() }
+        _ = try consume(PQgetResult(handle), sql: statement.sql)
+        drainResults()
+        return try done.get()
+    }
+
     /// Runs a script of several statements separated by semicolons, without parameters: migrations
     /// and test fixtures. Its text goes to the server as it is, so it must be crubatch's own SQL.
     public func script(_ sql: String) throws(PostgresError) {

@@ -35,6 +35,32 @@ struct PostgresConnectionTests {
         #expect(try db.query("select count(*) from \(identifier: table) where name = \("Zoë")").text == "1")
     }
 
+    @Test("execute(_:while:) runs its statement on the server while the work runs here, waits for it, and throws its failure after the work")
+    func overlappingWork() throws {
+        let db = try TestDatabase.connect(), observer = try TestDatabase.connect()
+        let pid = try db.query("select pg_backend_pid()").scalar(Int.self)
+        let table = uniqueName("overlap")
+        try db.execute("create temp table \(identifier: table) (n int)")
+        let busy = try db.execute("insert into \(identifier: table) select 1 from pg_sleep(0.5)") {
+            waitUntil(timeout: 5) {
+                (try? observer.query("""
+                    select count(*) from pg_stat_activity where pid = \(pid) and state = 'active' and query like 'insert into%'
+                    """).scalar(Int.self)) == 1
+            }
+        }
+        #expect(busy, "the statement was not running on the server while the work ran")
+        #expect(try db.query("select count(*) from \(identifier: table)").scalar(Int.self) == 1)
+
+        var ran = false
+        #expect(throws: PostgresError.self) { try db.execute("select 1 / 0") { ran = true } }
+        #expect(ran, "the work runs even when the statement fails")
+        #expect(try db.query("select 2").scalar(Int.self) == 2)
+
+        struct WorkFailed: Error {}
+        #expect(throws: WorkFailed.self) { try db.execute("insert into \(identifier: table) values (2)") { throw WorkFailed() } }
+        #expect(try db.query("select count(*) from \(identifier: table)").scalar(Int.self) == 2, "the statement ran to its end")
+    }
+
     @Test("integer arrays decode from array_agg, empty ones too")
     func integerArrays() throws {
         let db = try TestDatabase.connect()

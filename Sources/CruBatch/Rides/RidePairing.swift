@@ -39,16 +39,40 @@ enum RidePairing {
 
     static func pair(offers: [RideOffer], requests: [RideRequest], kept: [RidePair],
                      candidates: Int) -> RidePairingResult {
-        var event = EventPairing(offers: offers, requests: requests, kept: kept)
-        var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
-        for leg in RideLeg.allCases {
-            let decided = event.pair(leg, candidates: candidates)
-            assignments += decided.assignments
-            waiting += decided.waiting
-        }
-        waiting.sort { $0.requestID != $1.requestID ? $0.requestID < $1.requestID : $0.leg < $1.leg }
-        return RidePairingResult(assignments: assignments, waiting: waiting,
-                                 totalMetres: assignments.reduce(0) { $0 + $1.metres })
+        var legs = RideLegPairing(offers: offers, requests: requests, kept: kept, candidates: candidates)
+        while legs.next() != nil {}
+        return legs.result
+    }
+}
+
+/// One event's pairing (`RidePairing`) a leg at a time, `to` then `from`, so that a caller can write
+/// one leg's pairings while the next is solved.
+struct RideLegPairing {
+    private var event: EventPairing
+    private var legs = RideLeg.allCases[...]
+    private let candidates: Int
+    private var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
+
+    init(offers: [RideOffer], requests: [RideRequest], kept: [RidePair], candidates: Int = RidePairing.candidates) {
+        event = EventPairing(offers: offers, requests: requests, kept: kept)
+        self.candidates = candidates
+    }
+
+    /// Solves the next leg and returns its new pairings; nil once both legs are solved.
+    mutating func next() -> [RideAssignment]? {
+        guard let leg = legs.popFirst() else { return nil }
+        let decided = event.pair(leg, candidates: candidates)
+        assignments += decided.assignments
+        waiting += decided.waiting
+        return decided.assignments
+    }
+
+    /// The pairings and waiting legs of the legs solved so far.
+    var result: RidePairingResult {
+        RidePairingResult(
+            assignments: assignments,
+            waiting: waiting.sorted { $0.requestID != $1.requestID ? $0.requestID < $1.requestID : $0.leg < $1.leg },
+            totalMetres: assignments.reduce(0) { $0 + $1.metres })
     }
 }
 

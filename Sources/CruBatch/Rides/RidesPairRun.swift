@@ -19,8 +19,8 @@ public struct RidesPairOptions: Sendable {
 /// It holds the writer locks of ride offer and request imports (so a second `rides pair`, an import
 /// or `rides cancel` waits its turn), then locks the events' open offers and pending requests
 /// against other writers (the app) before it reads their active pairings, which it keeps. A leg
-/// counts only when the event shares rides that way. The new pairings are inserted with one
-/// statement; the database's trigger checks each again. The run is recorded in `import_runs` (kind
+/// counts only when the event shares rides that way. Each leg's new pairings are inserted with one
+/// statement while the next leg is solved; the database's trigger checks each again. The run is recorded in `import_runs` (kind
 /// `rides-pair`), and its pairings in `run_changes`, so `crubatch undo` takes them back.
 public struct RidesPairRun {
     let options: RidesPairOptions
@@ -43,18 +43,29 @@ public struct RidesPairRun {
         let runID = try run.perform { _ in
             try options.messages.apply(on: connection)
             let events = try RideShareEvents.load(code: options.event, connection: connection)
-            var inserts: [RidePair] = []
-            for event in events {
-                let result = RidePairing.pair(offers: event.offers.map(\.offer),
-                                              requests: event.requests.map(\.request), kept: event.kept)
-                report.add(result, of: event)
-                inserts += result.assignments.map(\.pair)
+            var pairings = events.map {
+                RideLegPairing(offers: $0.offers.map(\.offer), requests: $0.requests.map(\.request), kept: $0.kept)
             }
-            try connection.query("""
-                insert into ride_pairings (offer_id, request_id, leg)
-                select * from unnest(\(inserts.map(\.offerID))::bigint[], \(inserts.map(\.requestID))::bigint[],
-                                     \(inserts.map(\.leg.rawValue))::text[])
-                """)
+            var current = 0
+            // The new pairings of the next leg to solve, of this event or the next; nil when all are.
+            func solveNextLeg() -> [RidePair]? {
+                while current < pairings.count {
+                    if let decided = pairings[current].next() { return decided.map(\.pair) }
+                    report.add(pairings[current].result, of: events[current])
+                    current += 1
+                }
+                return nil
+            }
+            // Each leg's pairings are inserted while the next leg is solved: the server's triggers
+            // (seat checks, messages, the change log) and crubatch's solver overlap.
+            var next = solveNextLeg()
+            while let pairs = next {
+                next = try connection.execute("""
+                    insert into ride_pairings (offer_id, request_id, leg)
+                    select * from unnest(\(pairs.map(\.offerID))::bigint[], \(pairs.map(\.requestID))::bigint[],
+                                         \(pairs.map(\.leg.rawValue))::text[])
+                    """, while: solveNextLeg)
+            }
             if !options.dryRun { try TableStatistics.refresh(["ride_pairings", "notifications"], connection: connection) }
         }.ids[0]
         let counts = RunLog.Counts(read: report.events.reduce(0) { $0 + $1.requests }, inserted: report.pairings.count)
