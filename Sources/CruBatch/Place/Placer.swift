@@ -89,7 +89,7 @@ public struct Placer {
             report.counts.welcomesQueued = after.welcomes - before.welcomes
             report.notificationsSuppressed = !options.messages.notify
             if !options.dryRun {
-                try TableStatistics.refresh(["people", "memberships", "notifications"], connection: connection)
+                try TableStatistics.refresh(["people", "person_ministries", "memberships", "notifications"], connection: connection)
             }
         }.ids[0]
         report.runID = runID
