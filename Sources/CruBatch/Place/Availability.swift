@@ -145,7 +145,7 @@ struct AvailabilityParser {
 
     func parse() throws(AvailabilityError) -> Availability {
         let normalized = Self.normalize(text)
-        guard !Self.trimmed(normalized).isEmpty else {
+        guard !normalized.isEmpty else {
             throw AvailabilityError(text: text, piece: text, reason: "it is empty")
         }
         // Pieces with the separator that ended each (`,` lets a days-only piece share the next piece's time).
@@ -160,7 +160,7 @@ struct AvailabilityParser {
             }
         }
         pieces.append((current, false))
-        pieces = pieces.map { (Self.trimmed($0.text), $0.comma) }.filter { !$0.text.isEmpty }
+        pieces = pieces.map { (CellNormalizer.trimmedNFC($0.text), $0.comma) }.filter { !$0.text.isEmpty }
 
         var windows: [TimeWindow] = []
         var pendingDays: [Weekday] = []
@@ -184,17 +184,6 @@ struct AvailabilityParser {
         }
         if !pendingDays.isEmpty { windows += Self.expand(days: pendingDays, time: [Self.wholeDay]) }
         return Availability(windows: windows)
-    }
-
-    /// The text without the spaces around it (tabs and Unicode's other spaces too).
-    static func trimmed(_ text: String) -> String {
-        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.isASCII ? scalar == " " || scalar == "\t" : scalar.properties.isWhitespace
-        }
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
-              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(scalars[first...last])
     }
 
     /// `Character.isLetter`, without a Unicode property lookup for the ASCII letters nearly every answer holds.
@@ -275,7 +264,7 @@ struct AvailabilityParser {
     }
 
     func fail(_ piece: String, _ reason: String) -> AvailabilityError {
-        let whole = Self.trimmed(Self.normalize(text)) == piece
+        let whole = Self.normalize(text) == piece
         return AvailabilityError(text: text, piece: whole ? text : piece, reason: reason)
     }
 
