@@ -43,37 +43,70 @@ CREATE FUNCTION public.cancel_ride_full(offer bigint, way text) RETURNS void
     and s.offer_id = offer and s.leg = way
 $$;
 
-CREATE FUNCTION public.check_ride_pairing() RETURNS trigger
+CREATE FUNCTION public.check_ride_pairings() RETURNS trigger
     LANGUAGE plpgsql
     SET enable_seqscan TO 'off'
     AS $$
 declare
-    offer ride_offers;
-    request ride_requests;
-    riders integer;
+    ids bigint[];
+    offers bigint[];
+    requests bigint[];
+    legs text[];
+    wrong record;
+    crowded record;
 begin
-    if new.ended_at is not null then
-        return new;
+    if tg_op = 'INSERT' then
+        select array_agg(id order by id), array_agg(offer_id order by id), array_agg(request_id order by id),
+               array_agg(leg order by id)
+        into ids, offers, requests, legs
+        from new_rows where ended_at is null;
+    else
+        select array_agg(s.id order by s.id), array_agg(s.offer_id order by s.id),
+               array_agg(s.request_id order by s.id), array_agg(s.leg order by s.id)
+        into ids, offers, requests, legs
+        from new_rows s join old_rows o using (id)
+        where s.ended_at is null
+          and (o.ended_at is not null or (o.offer_id, o.request_id, o.leg) <> (s.offer_id, s.request_id, s.leg));
     end if;
-    select * into offer from ride_offers where id = new.offer_id for no key update;
-    select * into request from ride_requests where id = new.request_id;
-    if offer.event_id <> request.event_id or offer.driver_id = request.passenger_id
-       or not ride_direction_covers(offer.direction, new.leg) or not ride_direction_covers(request.direction, new.leg) then
-        raise exception 'ride offer % cannot take ride request % on the "%" leg', offer.id, request.id, new.leg
+    if ids is null then
+        return null;
+    end if;
+    perform 1 from ride_offers where id in (select unnest(offers)) order by id for no key update;
+
+    select a.leg, o.id as offer_id, o.status as offer_status, r.id as request_id, r.status as request_status,
+           o.event_id <> r.event_id or o.driver_id = r.passenger_id
+           or not ride_direction_covers(o.direction, a.leg) or not ride_direction_covers(r.direction, a.leg) as apart
+    into wrong
+    from unnest(ids, offers, requests, legs) a (id, offer_id, request_id, leg)
+    join ride_offers o on o.id = a.offer_id join ride_requests r on r.id = a.request_id
+    where o.event_id <> r.event_id or o.driver_id = r.passenger_id
+       or not ride_direction_covers(o.direction, a.leg) or not ride_direction_covers(r.direction, a.leg)
+       or o.status <> 'open' or r.status <> 'pending'
+    order by a.id limit 1;
+    if found and wrong.apart then
+        raise exception 'ride offer % cannot take ride request % on the "%" leg', wrong.offer_id, wrong.request_id, wrong.leg
             using errcode = '23514',
                   hint = 'a pairing joins an offer and a request of the same event, by two people, on a way both travel';
-    end if;
-    if offer.status <> 'open' or request.status <> 'pending' then
+    elsif found then
         raise exception 'ride offer % is %, ride request % is %: only an open offer takes a pending request',
-            offer.id, offer.status, request.id, request.status using errcode = '23514';
+            wrong.offer_id, wrong.offer_status, wrong.request_id, wrong.request_status using errcode = '23514';
     end if;
-    select count(*) into riders from ride_pairings
-    where offer_id = offer.id and leg = new.leg and ended_at is null and id <> new.id;
-    if riders >= offer.seats then
-        raise exception 'ride offer % is full on the "%" leg: % seats, % passengers', offer.id, new.leg, offer.seats, riders
+
+    select c.offer_id, c.leg, c.seats, c.riders - c.arriving as riders into crowded
+    from (select a.offer_id, a.leg, a.arriving, o.seats,
+                 (select count(*) from ride_pairings p
+                  where p.offer_id = a.offer_id and p.leg = a.leg and p.ended_at is null) as riders
+          from (select offer_id, leg, count(*) as arriving from unnest(offers, legs) u (offer_id, leg)
+                group by offer_id, leg) a
+          join ride_offers o on o.id = a.offer_id) c
+    where c.riders > c.seats
+    order by c.offer_id, c.leg limit 1;
+    if found then
+        raise exception 'ride offer % is full on the "%" leg: % seats, % passengers', crowded.offer_id, crowded.leg,
+            crowded.seats, crowded.riders
             using errcode = 'CB002', hint = 'pair the request with another car';
     end if;
-    return new;
+    return null;
 end $$;
 
 CREATE FUNCTION public.csv_safe(value text) RETURNS text
@@ -1403,7 +1436,9 @@ CREATE TRIGGER ride_offers_touch_updated_at BEFORE UPDATE ON public.ride_offers 
 
 CREATE TRIGGER ride_pairings_cancel_notifications BEFORE DELETE ON public.ride_pairings FOR EACH ROW EXECUTE FUNCTION public.cancel_notifications_of_deleted_pairing();
 
-CREATE TRIGGER ride_pairings_check BEFORE INSERT OR UPDATE ON public.ride_pairings FOR EACH ROW EXECUTE FUNCTION public.check_ride_pairing();
+CREATE TRIGGER ride_pairings_check_on_insert AFTER INSERT ON public.ride_pairings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_ride_pairings();
+
+CREATE TRIGGER ride_pairings_check_on_update AFTER UPDATE ON public.ride_pairings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_ride_pairings();
 
 CREATE TRIGGER ride_pairings_queue_messages_on_insert AFTER INSERT ON public.ride_pairings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.queue_ride_messages();
 

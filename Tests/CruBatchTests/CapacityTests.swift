@@ -111,18 +111,8 @@ struct CapacityTests {
     @Test("six sessions joining the last seat at once: exactly one gets it, the others get CB001")
     func concurrentSessions() throws {
         let (database, emails) = try databaseWithOneSeatLeft(students: 6)
-        let outcomes = Outcomes()
-        let done = DispatchGroup()
-        for email in emails {
-            done.enter()
-            let url = database.url
-            Thread.detachNewThread {
-                defer { done.leave() }
-                outcomes.record(Result { try Self.joinAfterChecking(email, url: url) })
-            }
-        }
-        done.wait()
-        let results = outcomes.all
+        let url = database.url
+        let results = Outcomes.race(emails) { try Self.joinAfterChecking($0, url: url) }
         #expect(results.count == 6)
         #expect(results.filter { (try? $0.get()) != nil }.count == 1)
         for case .failure(let error) in results {
@@ -188,16 +178,4 @@ struct CapacityTests {
             where datname = current_database() and application_name = 'crubatch' and wait_event_type = 'Lock'
             """).rows.map { try $0.decode(String.self, 0) }
     }
-}
-
-/// Results gathered from several threads.
-private final class Outcomes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Result<Void, Error>] = []
-
-    func record(_ result: Result<Void, Error>) {
-        lock.withLock { results.append(result) }
-    }
-
-    var all: [Result<Void, Error>] { lock.withLock { results } }
 }

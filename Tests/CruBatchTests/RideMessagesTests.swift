@@ -9,60 +9,6 @@ import Testing
 @Suite("notify: ride messages")
 struct RideMessagesTests {
     private let scratch = ScratchDirectory()
-    /// One car: its driver `dN@example.org` (N from 1), the ways it goes and its seats.
-    private struct Car {
-        var direction = "both"
-        var seats: Int
-    }
-
-    /// A database with one event, Fall Retreat, that shares rides both ways; an offer per element of
-    /// `cars` (leaving Friday 15:30, back Sunday 13:30) and a request per element of `riders` by
-    /// `pN@example.edu`, who asks for a ride that way.
-    private func rides(_ cars: [Car], riders: [String]) throws -> TestDatabase {
-        let database = try TestDatabase()
-        let connection = try database.connect()
-        try connection.script("""
-            insert into events (code, name, starts_at, timezone, location, rideshare)
-            values ('retreat', 'Fall Retreat', '2026-10-16 17:00 America/Los_Angeles', 'America/Los_Angeles',
-                    'Camp Ocean Pines', 'both');
-            """)
-        for (index, car) in cars.enumerated() {
-            let number = index + 1
-            try connection.script("""
-                insert into people (email, first_name, last_name, phone)
-                values ('d\(number)@example.org', 'Dana\(number)', 'Driver', '+1805555\(String(format: "%04d", 100 + number))');
-                insert into ride_offers (event_id, driver_id, direction, seats, departs_to, departs_from, pickup_location)
-                select e.id, p.id, '\(car.direction)', \(car.seats),
-                       case when '\(car.direction)' <> 'from' then timestamptz '2026-10-16 15:30 America/Los_Angeles' end,
-                       case when '\(car.direction)' <> 'to' then timestamptz '2026-10-18 13:30 America/Los_Angeles' end,
-                       'Rec Center lot'
-                from events e, people p where e.code = 'retreat' and p.email = 'd\(number)@example.org';
-                """)
-        }
-        for (index, direction) in riders.enumerated() {
-            let number = index + 1
-            try connection.script("""
-                insert into people (email, first_name, last_name, phone, is_member)
-                values ('p\(number)@example.edu', 'Pat\(number)', 'Rider', '+1805555\(String(format: "%04d", 500 + number))', false);
-                insert into ride_requests (event_id, passenger_id, direction, pickup_location)
-                select e.id, p.id, '\(direction)', 'Dorm \(number)'
-                from events e, people p where e.code = 'retreat' and p.email = 'p\(number)@example.edu';
-                """)
-        }
-        return database
-    }
-
-    /// Seats passenger `pN` in the car of driver `dM` on each leg given, all in one statement, as
-    /// `rides pair` or the app would.
-    private func pair(_ seats: [(driver: Int, rider: Int, leg: String)], in database: TestDatabase) throws {
-        let values = seats.map { "(\($0.driver), \($0.rider), '\($0.leg)')" }.joined(separator: ", ")
-        try database.connect().script("""
-            insert into ride_pairings (offer_id, request_id, leg)
-            select o.id, r.id, v.leg from (values \(values)) v (driver, rider, leg)
-            join people d on d.email = 'd' || v.driver || '@example.org' join ride_offers o on o.driver_id = d.id
-            join people p on p.email = 'p' || v.rider || '@example.edu' join ride_requests r on r.passenger_id = p.id
-            """)
-    }
 
     private func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -94,11 +40,11 @@ struct RideMessagesTests {
     func pairedAndFull() throws {
         // Six cars of 4 seats both ways, 24 passengers both ways: every leg of every car filled in
         // one statement; a seventh car of 3 seats to the retreat gets 2 passengers (not full).
-        let database = try rides(Array(repeating: Car(seats: 4), count: 6) + [Car(direction: "to", seats: 3)],
+        let database = try RideShare.database(Array(repeating: RideShare.Car(seats: 4), count: 6) + [RideShare.Car(direction: "to", seats: 3)],
                                  riders: Array(repeating: "both", count: 24) + ["to", "to"])
-        try pair((1...24).flatMap { rider in ["to", "from"].map { (driver: (rider - 1) / 4 + 1, rider: rider, leg: $0) } },
+        try RideShare.pair((1...24).flatMap { rider in ["to", "from"].map { (driver: (rider - 1) / 4 + 1, rider: rider, leg: $0) } },
                  in: database)
-        try pair([(driver: 7, rider: 25, leg: "to"), (driver: 7, rider: 26, leg: "to")], in: database)
+        try RideShare.pair([(driver: 7, rider: 25, leg: "to"), (driver: 7, rider: 26, leg: "to")], in: database)
         #expect(try count("ride-paired", "pending", in: database) == 2 * 50)
         #expect(try count("ride-full", "pending", in: database) == 12)
         #expect(try database.count("select count(*) from notifications") == 112)
@@ -165,8 +111,8 @@ struct RideMessagesTests {
 
     @Test("a driver with more ride messages due than --digest-over gets one rides digest without Reply-To; each passenger gets theirs one by one")
     func driversDigest() throws {
-        let database = try rides([Car(direction: "to", seats: 4)], riders: ["to", "to", "to", "to"])
-        try pair((1...4).map { (driver: 1, rider: $0, leg: "to") }, in: database)
+        let database = try RideShare.database([RideShare.Car(direction: "to", seats: 4)], riders: ["to", "to", "to", "to"])
+        try RideShare.pair((1...4).map { (driver: 1, rider: $0, leg: "to") }, in: database)
         let result = try notify(database)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("sent 9 in 5 emails,"), "\(result.stderr)")
@@ -184,12 +130,12 @@ struct RideMessagesTests {
 
     @Test("a driver cancels: each passenger told is sent one ride-cancelled per leg, their requests wait again; a passenger not yet told hears nothing and the car's pending ride-full is cancelled; an undo afterwards announces every pairing again")
     func driverCancels() throws {
-        let database = try rides([Car(seats: 3), Car(seats: 3)], riders: ["both", "to", "from", "to", "to"])
-        try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 1, rider: 2, leg: "to"),
+        let database = try RideShare.database([RideShare.Car(seats: 3), RideShare.Car(seats: 3)], riders: ["both", "to", "from", "to", "to"])
+        try RideShare.pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 1, rider: 2, leg: "to"),
                   (driver: 1, rider: 3, leg: "from"), (driver: 2, rider: 5, leg: "to")], in: database)
         #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 10,"))
         // Passenger 4 takes the last seat to the retreat; notify has not run when the driver cancels.
-        try pair([(driver: 1, rider: 4, leg: "to")], in: database)
+        try RideShare.pair([(driver: 1, rider: 4, leg: "to")], in: database)
         #expect(try count("ride-paired", "pending", in: database) == 2)
         #expect(try count("ride-full", "pending", in: database) == 1)
 
@@ -231,8 +177,8 @@ struct RideMessagesTests {
 
     @Test("a passenger cancels: the driver is sent one seat-freed; a seat freed and filled again sends a new ride-full, once; a cancellation before notify runs cancels the pending ride-full")
     func passengerCancels() throws {
-        let database = try rides([Car(direction: "to", seats: 2)], riders: ["to", "to", "to", "to"])
-        try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 2, leg: "to")], in: database)
+        let database = try RideShare.database([RideShare.Car(direction: "to", seats: 2)], riders: ["to", "to", "to", "to"])
+        try RideShare.pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 2, leg: "to")], in: database)
         #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 5,"))
 
         let request = try id("ride_requests", "p1@example.edu", in: database)
@@ -246,7 +192,7 @@ struct RideMessagesTests {
         #expect(freed.first?.body.contains("Pat1 Rider no longer rides with you to Fall Retreat") == true)
 
         // Filled again: a new ride-full.
-        try pair([(driver: 1, rider: 3, leg: "to")], in: database)
+        try RideShare.pair([(driver: 1, rider: 3, leg: "to")], in: database)
         #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 3,"))
         #expect(try mails(database).filter { $0.subject == "Your car to Fall Retreat is full" }.count == 2)
 
@@ -255,7 +201,7 @@ struct RideMessagesTests {
         try database.connect().execute("""
             update ride_requests set status = 'cancelled' where passenger_id = (select id from people where email = 'p2@example.edu')
             """)
-        try pair([(driver: 1, rider: 4, leg: "to")], in: database)
+        try RideShare.pair([(driver: 1, rider: 4, leg: "to")], in: database)
         try database.connect().execute("""
             update ride_requests set status = 'cancelled' where passenger_id = (select id from people where email = 'p4@example.edu')
             """)
@@ -271,8 +217,8 @@ struct RideMessagesTests {
 
     @Test("rides cancel --no-notify records its messages as suppressed; undo of a cancellation whose messages are still pending cancels them and tells nobody anything")
     func suppressedAndUndone() throws {
-        let database = try rides([Car(seats: 3), Car(seats: 3)], riders: ["both", "to", "to"])
-        try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 2, rider: 2, leg: "to"),
+        let database = try RideShare.database([RideShare.Car(seats: 3), RideShare.Car(seats: 3)], riders: ["both", "to", "to"])
+        try RideShare.pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 2, rider: 2, leg: "to"),
                   (driver: 2, rider: 3, leg: "to")], in: database)
         #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 8,"))
 
@@ -299,8 +245,8 @@ struct RideMessagesTests {
 
     @Test("an import of ride requests with status cancelled tells the driver, suppressed with --no-notify; forget deletes the messages about the person's pairings")
     func importAndForget() throws {
-        let database = try rides([Car(seats: 3), Car(seats: 3)], riders: ["both", "to", "to"])
-        try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 1, rider: 2, leg: "to"),
+        let database = try RideShare.database([RideShare.Car(seats: 3), RideShare.Car(seats: 3)], riders: ["both", "to", "to"])
+        try RideShare.pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 1, leg: "from"), (driver: 1, rider: 2, leg: "to"),
                   (driver: 2, rider: 3, leg: "to")], in: database)
         #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 8,"))
 
@@ -324,8 +270,8 @@ struct RideMessagesTests {
 
     @Test("ride templates are replaced from a templates folder like the others; an unknown field in one stops notify with its file and line")
     func templates() throws {
-        let database = try rides([Car(direction: "to", seats: 1)], riders: ["to"])
-        try pair([(driver: 1, rider: 1, leg: "to")], in: database)
+        let database = try RideShare.database([RideShare.Car(direction: "to", seats: 1)], riders: ["to"])
+        try RideShare.pair([(driver: 1, rider: 1, leg: "to")], in: database)
         let good = try scratch.folder("good")
         try writeFile(good + "/ride-full.mustache", "Subject: Full: {{trip}}\n\n{{seats}} of {{seats}}, {{recipient_first_name}}.\n")
         let preview = try database.run(["notify", "--preview", "ride-full", "--templates", good])
@@ -343,8 +289,8 @@ struct RideMessagesTests {
 
     @Test("a driver cancels, then rides pair seats the passengers in another car: each is told of the cancellation and of the new driver, once; rides pair --no-notify records its messages as suppressed")
     func cancelledThenPairedAgain() throws {
-        let database = try rides([Car(direction: "to", seats: 3), Car(direction: "to", seats: 2)], riders: ["to", "to"])
-        try pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 2, leg: "to")], in: database)
+        let database = try RideShare.database([RideShare.Car(direction: "to", seats: 3), RideShare.Car(direction: "to", seats: 2)], riders: ["to", "to"])
+        try RideShare.pair([(driver: 1, rider: 1, leg: "to"), (driver: 1, rider: 2, leg: "to")], in: database)
         #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 4,"))
 
         let cancel = try database.run(["rides", "cancel", "--offer", String(try id("ride_offers", "d1@example.org", in: database))])

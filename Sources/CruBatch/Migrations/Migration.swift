@@ -20,7 +20,7 @@ public struct Migration: Sendable {
         dataModel, outbox, codeChecks, capacityAndOutbox, lifecycle, terms, termsChangeLog, messageKinds, rides,
         pendingNotifications, rideMessages, leaveAfterSentJoin, joinMessagesPerStatement, seatCheckOnIndex,
         nightlyFolders, sources, attendance, legacyIDs,
-        peopleDuplicates, triggerLookupsRobustToStatistics, membershipChecksPerStatement,
+        peopleDuplicates, triggerLookupsRobustToStatistics, membershipChecksPerStatement, pairingChecksPerStatement,
     ]
 }
 
