@@ -416,6 +416,21 @@ struct RidePairingTests {
         }
     }
 
+    /// Enough requests that the candidate edges and the pricing are split over the cores.
+    @Test("a big event in another order gives the same pairings, every one within the rules")
+    func deterministicWhenSplit() {
+        var random = SplitMix64(state: 11)
+        let instance = RideInstance.random(&random, offers: 300, requests: 3_000)
+        var shuffled = instance
+        shuffled.offers.reverse()
+        shuffled.requests.reverse()
+        shuffled.kept.reverse()
+        let result = instance.pair()
+        #expect(instance.violations(of: result) == [])
+        #expect(result.assignments.count > 300)
+        #expect(shuffled.pair() == result)
+    }
+
     @Test("kept pairings stay, take their seats, and their legs are not paired again")
     func keptPairings() {
         let near = Coordinate(latitude: 35.30, longitude: -120.66)

@@ -214,21 +214,33 @@ struct QuestionnaireReader {
             contents.sheet = table.sheet
             let header = try QuestionnaireHeader(header: table.header, overrides: overrides, file: displayName)
             contents.warnings += table.takeWarnings() + header.warnings
-            while let row = try table.next() {
-                contents.answers.append(answer(row, header: header))
-                contents.warnings += table.takeWarnings()
-            }
-            contents.warnings += table.takeWarnings()
+            let rows = try Self.rows(of: table, warnings: &contents.warnings)
             contents.sha256 = table.sha256Hex
+            // Each row is read on its own, so the rows are split over the cores; availability answers
+            // repeat (checkboxes of a form), so each part reads a text once.
+            let file = displayName
+            contents.answers = Concurrently.parts(of: rows.count) { part in
+                var availabilities: [String: Result<Availability, AvailabilityError>] = [:]
+                return rows[part].map { row in
+                    var reader = AnswerReader(row: row, header: header, file: file)
+                    return reader.read(availabilities: &availabilities)
+                }
+            }.flatMap { $0 }
         } catch let unreadable as Diagnostic {
             contents.fatal = unreadable
         }
         return contents
     }
 
-    func answer(_ row: TableRow, header: QuestionnaireHeader) -> QuestionnaireAnswer {
-        var reader = AnswerReader(row: row, header: header, file: displayName)
-        return reader.read()
+    /// Every row of the table; the table's warnings are added to `warnings`.
+    private static func rows(of table: any TableReader, warnings: inout [Diagnostic]) throws -> [TableRow] {
+        var rows: [TableRow] = []
+        while let row = try table.next() {
+            rows.append(row)
+            warnings += table.takeWarnings()
+        }
+        warnings += table.takeWarnings()
+        return rows
     }
 }
 
@@ -247,7 +259,8 @@ private struct AnswerReader {
         answer.diagnostics += row.problems
     }
 
-    mutating func read() -> QuestionnaireAnswer {
+    /// The answer; `availabilities` holds the availability texts read so far, and gets this one's.
+    mutating func read(availabilities: inout [String: Result<Availability, AvailabilityError>]) -> QuestionnaireAnswer {
         answer.emailText = cell(.email)?.text.lowercased() ?? ""
         answer.email = value(.email, as: .email, required: true)
         readName()
@@ -258,7 +271,7 @@ private struct AnswerReader {
         answer.gradYear = year.gradYear.flatMap { Int($0) }
         readCampus()
         readMinistries()
-        readAvailability()
+        readAvailability(availabilities: &availabilities)
         return answer
     }
 
@@ -305,7 +318,7 @@ private struct AnswerReader {
     }
 
     /// The availability, parsed; an unreadable one is noted as such, for the report.
-    private mutating func readAvailability() {
+    private mutating func readAvailability(availabilities: inout [String: Result<Availability, AvailabilityError>]) {
         guard let (text, column) = cell(.availability) else { return }
         answer.availabilityText = text
         guard !text.isEmpty else {
@@ -313,9 +326,12 @@ private struct AnswerReader {
                     hint: AvailabilityError.hint)
             return
         }
-        do throws(AvailabilityError) {
-            answer.availability = try Availability.parse(text)
-        } catch {
+        let parsed = availabilities[text] ?? Result { () throws(AvailabilityError) in try Availability.parse(text) }
+        availabilities[text] = parsed
+        switch parsed {
+        case .success(let availability):
+            answer.availability = availability
+        case .failure(let error):
             answer.availabilityUnreadable = true
             problem(.availability, column, .typeError, error.description, hint: AvailabilityError.hint)
         }

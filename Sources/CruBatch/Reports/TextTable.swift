@@ -26,13 +26,16 @@ struct TextTable {
     /// The header line and one line per row.
     var lines: [String] {
         let all = [headers] + rows
+        // Counting a cell's characters walks its graphemes: each is counted once.
+        let counts = all.map { $0.map(\.count) }
         let widths = headers.indices.map { column in
-            max(all.map { $0[column].count }.max() ?? 0, minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
+            max(counts.map { $0[column] }.max() ?? 0, minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
         }
-        return all.map { cells in
-            cells.enumerated().map { column, cell in
+        return zip(all, counts).map { cells, counts in
+            cells.indices.map { column in
+                let cell = cells[column]
                 if freeLastColumn && column == cells.count - 1 { return cell }
-                let padding = String(repeating: " ", count: max(0, widths[column] - cell.count))
+                let padding = String(repeating: " ", count: max(0, widths[column] - counts[column]))
                 return alignments[column] == .left ? cell + padding : padding + cell
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }

@@ -78,7 +78,8 @@ struct RideLegEdges: AssignmentPricing {
         preferred = rows.map { $0.preferred ?? -1 }
         let (rowCount, columnCount) = (AssignmentCost(rows.count), AssignmentCost(columns.count))
         tieScale = rowCount * rowCount * columnCount + rowCount * columnCount + 1
-        let farthest = runs.indices.map(farthestMetres)
+        let measured = self
+        let farthest = Concurrently.parts(of: runs.count) { rows in rows.map(measured.farthestMetres) }.flatMap { $0 }
         otherDriverPenalty = 1 + farthest.reduce(0, +)
         outMetres = 1 + farthest.reduce(0) { $0 + $1 + otherDriverPenalty }
     }
@@ -92,16 +93,32 @@ struct RideLegEdges: AssignmentPricing {
     }
 
     func candidateEdges(count: Int) -> [[AssignmentEdge]] {
-        // The nearest, ties to the lower index; a row's preferred column besides.
+        // The rows are split over the cores; each part finds its rows' nearest columns and, among its
+        // rows, each column's nearest, which are then merged.
+        let parts = Concurrently.parts(of: rowCount) { rows in nearest(of: rows, count: count) }
+        var chosen = parts.flatMap(\.ofRows)
+        for column in capacities.indices {
+            var nearest = Nearest(count: 2 * count)
+            for part in parts { nearest.offer(part.ofColumns[column]) }
+            for row in nearest.indices { chosen[row].insert(column) }
+        }
+        return chosen.indices.map { row in
+            chosen[row].sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
+        }
+    }
+
+    /// For `rows`: each one's nearest `count` columns (and its preferred column), and each column's
+    /// nearest `2 count` of these rows; ties to the lower index.
+    private func nearest(of rows: Range<Int>, count: Int) -> (ofRows: [Set<Int>], ofColumns: [Nearest]) {
         var ofColumns = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
         // What a column's list takes: below its farthest so far, once full.
         var columnLimits = [Double](repeating: .infinity, count: capacities.count)
-        var chosen = [Set<Int>](repeating: [], count: rowCount)
-        for row in 0..<rowCount {
+        var chosen = [Set<Int>](repeating: [], count: rows.count)
+        for row in rows {
             // A column does best with the nearest rows that have no preferred column of their own.
             let preferredColumn = preferred[row] >= 0 && runs[row].contains(departureOrder[preferred[row]])
                 && positionDrivers[departureOrder[preferred[row]]] != passengers[row] ? preferred[row] : -1
-            if preferredColumn >= 0 { chosen[row].insert(preferredColumn) }
+            if preferredColumn >= 0 { chosen[row - rows.lowerBound].insert(preferredColumn) }
             var ofRow = Nearest(count: count)
             forEachPosition(ofRow: row) { position in
                 let column = byDeparture[position], nearness = nearness(row: row, position: position)
@@ -111,14 +128,9 @@ struct RideLegEdges: AssignmentPricing {
                     columnLimits[column] = ofColumns[column].limit
                 }
             }
-            chosen[row].formUnion(ofRow.indices)
+            chosen[row - rows.lowerBound].formUnion(ofRow.indices)
         }
-        for column in ofColumns.indices {
-            for row in ofColumns[column].indices { chosen[row].insert(column) }
-        }
-        return chosen.indices.map { row in
-            chosen[row].sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
-        }
+        return (chosen, ofColumns)
     }
 
     func edges(cheaperThan duals: [AssignmentCost], at prices: [AssignmentCost],
@@ -128,27 +140,35 @@ struct RideLegEdges: AssignmentPricing {
         // spare; where the chord shows the pair is farther, that is all, else exactly.
         let scale = Double(tieScale), radius = PickupDistance.earthRadius
         let roughPrices = byDeparture.map { (Double(prices[$0]) - Double($0)) / scale }
-        for row in 0..<rowCount {
-            let dual = duals[row], place = rowPlaces[row], passenger = passengers[row]
-            let roughDual = Double(dual) / scale + 2, penalty = Double(otherDriverPenalty)
-            let preferredPosition = preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
-            for position in runs[row] where positionDrivers[position] != passenger {
-                let bound = roughDual + roughPrices[position] - (position == preferredPosition ? 0 : penalty)
-                guard bound > 0 else { continue }
-                let other = positionPlaces[position]
-                let metres: Int
-                if place.measured && other.measured {
-                    let chordSquared = PickupDistance.Table.chordSquared(place.vector, other.vector)
-                    // The arc is at least R c.
-                    if chordSquared * radius * radius >= bound * bound { continue }
-                    metres = PickupDistance.Table.metres(chordSquared: chordSquared)
-                } else {
-                    metres = distances.metres(place.point, other.point)
+        // The rows are split over the cores; what each part finds is handed on in row order.
+        let parts = Concurrently.parts(of: rowCount) { rows in
+            var cheaper: [(row: Int, edge: AssignmentEdge)] = []
+            for row in rows {
+                let dual = duals[row], place = rowPlaces[row], passenger = passengers[row]
+                let roughDual = Double(dual) / scale + 2, penalty = Double(otherDriverPenalty)
+                let preferredPosition = preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
+                for position in runs[row] where positionDrivers[position] != passenger {
+                    let bound = roughDual + roughPrices[position] - (position == preferredPosition ? 0 : penalty)
+                    guard bound > 0 else { continue }
+                    let other = positionPlaces[position]
+                    let metres: Int
+                    if place.measured && other.measured {
+                        let chordSquared = PickupDistance.Table.chordSquared(place.vector, other.vector)
+                        // The arc is at least R c.
+                        if chordSquared * radius * radius >= bound * bound { continue }
+                        metres = PickupDistance.Table.metres(chordSquared: chordSquared)
+                    } else {
+                        metres = distances.metres(place.point, other.point)
+                    }
+                    let column = byDeparture[position]
+                    let edge = AssignmentEdge(column: column, cost: cost(metres: metres, row: row, column: column))
+                    if edge.cost - prices[column] < dual { cheaper.append((row, edge)) }
                 }
-                let column = byDeparture[position]
-                let edge = AssignmentEdge(column: column, cost: cost(metres: metres, row: row, column: column))
-                if edge.cost - prices[column] < dual { found(row, edge) }
             }
+            return cheaper
+        }
+        for part in parts {
+            for (row, edge) in part { found(row, edge) }
         }
     }
 
@@ -210,6 +230,11 @@ private struct Nearest {
     init(count: Int) { self.count = count }
 
     var indices: [Int] { items.map(\.index) }
+
+    /// Offers every pair `other` holds.
+    mutating func offer(_ other: Nearest) {
+        for item in other.items { offer(item.nearness, item.index) }
+    }
 
     /// Above this, an offer is not taken.
     var limit: Double { items.count == count ? items[items.count - 1].nearness : .infinity }
