@@ -207,28 +207,13 @@ struct Placement {
     let connection: PostgresConnection
     let file: String
 
-    struct Campus {
-        let id: String
-        let code: String
-        let name: String
-    }
-
-    struct Ministry {
-        let id: String
-        let code: String
-        let name: String
-        let campusID: String
-    }
+    typealias Campus = AnswerReferences.Campus
+    typealias Ministry = AnswerReferences.Ministry
 
     enum PersonChange { case inserted, updated, unchanged }
 
-    var campuses: [Campus] = []
-    var ministries: [Ministry] = []
-    /// Campuses and ministries by code or name, as `import` reads them; a ministry's scope is its campus.
-    var campusMatcher = NameMatcher([])
-    var ministryMatcher = NameMatcher([])
-    /// What each text has matched so far, by scope and text: answers repeat the same few names.
-    var matched: [String: [String: NameMatcher.Match]] = [:]
+    /// The campuses and ministries answers may name.
+    var references: AnswerReferences
     var groups: [PlaceGroup] = []
     var diagnostics: [Diagnostic] = []
     var people: [PersonChange: Int] = [:]
@@ -247,28 +232,14 @@ struct Placement {
     init(connection: PostgresConnection, file: String) {
         self.connection = connection
         self.file = file
+        references = AnswerReferences(file: file)
     }
 
     mutating func load() throws {
         // Every group is locked for the run, in id order as imports lock theirs: other writers adding
         // members wait until this run commits, so the counts read below hold and no join overfills.
         try connection.query("select id from community_groups order by id for no key update")
-        campuses = try connection.query("select id, code, name from campuses where archived_at is null order by code").rows.map {
-            Campus(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2))
-        }
-        ministries = try connection.query("""
-            select mi.id, mi.code, mi.name, mi.campus_id from ministries mi join campuses c on c.id = mi.campus_id
-            where \(unescaped: Retirement.archive.isCurrent(over: "mi")) and \(unescaped: Retirement.archive.isCurrent(over: "c"))
-            order by mi.code
-            """).rows.map {
-            Ministry(id: try $0.decode(String.self, 0), code: try $0.decode(String.self, 1), name: try $0.decode(String.self, 2),
-                     campusID: try $0.decode(String.self, 3))
-        }
-        campusMatcher = NameMatcher(campuses.map { NameMatcher.Candidate(code: $0.code, name: $0.name) })
-        let campusCodes = Dictionary(uniqueKeysWithValues: campuses.map { ($0.id, $0.code) })
-        ministryMatcher = NameMatcher(ministries.map {
-            NameMatcher.Candidate(code: $0.code, name: $0.name, scope: campusCodes[$0.campusID])
-        })
+        references = try AnswerReferences.load(connection: connection, file: file)
         groups = try PlaceGroup.inUse(connection: connection)
         for (position, group) in groups.enumerated() {
             groupIndex[group.id] = position
@@ -301,11 +272,19 @@ struct Placement {
     mutating func placeAll(_ answers: [QuestionnaireAnswer]) throws -> [PlaceReport.Entry] {
         var entries: [PlaceReport.Entry] = []
         var students: [Student] = []
-        for answer in answers {
+        // Each answer's names are matched on their own, so the answers are split over the cores.
+        let references = references
+        let resolved = Concurrently.parts(of: answers.count) { part in
+            var references = references
+            return answers[part].map { answer in
+                var problems = answer.diagnostics
+                let (campus, chosen) = references.resolve(answer, problems: &problems)
+                return (campus: campus, chosen: chosen, problems: problems)
+            }
+        }.flatMap { $0 }
+        for (answer, (campus, chosen, problems)) in zip(answers, resolved) {
             var entry = PlaceReport.Entry(line: answer.line, email: answer.email ?? answer.emailText, name: answer.name,
                                           outcome: .invalid, availability: answer.availability?.description)
-            var problems = answer.diagnostics
-            let (campus, chosen) = resolve(answer, problems: &problems)
             diagnostics += problems
             let errors = problems.filter { $0.severity == .error }
             let personErrors = errors.filter { $0.field != PlaceField.availability.rawValue || !answer.availabilityUnreadable }
@@ -430,80 +409,5 @@ struct Placement {
     static func yearNoun(_ year: Int?) -> String {
         guard let year else { return "students whose school year is not known" }
         return ["", "freshmen", "sophomores", "juniors", "seniors", "graduate students"][min(max(year, 0), 5)]
-    }
-
-    // MARK: References
-
-    /// The campus and the chosen ministries, by code or name (`NameMatcher`, as `import` reads
-    /// them), or unknown-reference and ambiguous-reference diagnostics.
-    /// A campus for a nil `scope`, else a ministry of the campus with that code.
-    private mutating func match(_ text: String, scope: String?) -> NameMatcher.Match {
-        if let known = matched[scope ?? "", default: [:]][text] { return known }
-        let match = scope.map { ministryMatcher.match(text, scope: $0) } ?? campusMatcher.match(text)
-        matched[scope ?? "", default: [:]][text] = match
-        return match
-    }
-
-    /// Every campus, for an answer whose campus is unknown or ambiguous.
-    private var campusHint: String {
-        "write a campus name or code: " + campuses.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
-    }
-
-    mutating func resolve(_ answer: QuestionnaireAnswer, problems: inout [Diagnostic]) -> (Campus?, [Ministry]) {
-        guard !answer.campusText.isEmpty else { return (nil, []) }
-        func problem(_ field: PlaceField, column: Int?, _ code: DiagnosticCode, _ message: String, hint: String) {
-            problems.append(Diagnostic(file: file, line: answer.line, column: column, field: field.rawValue, code: code,
-                                       message: message, hint: hint))
-        }
-        let campus: Campus
-        switch match(answer.campusText, scope: nil) {
-        case .found(let candidate):
-            campus = campuses.first { $0.code == candidate.code }!
-        case .ambiguous(let candidates):
-            problem(.campus, column: answer.campusColumn, .ambiguousReference,
-                    "campus \"\(answer.campusText)\" matches \(candidates.count): \(candidates.map(\.label).joined(separator: ", "))",
-                    hint: campusHint)
-            return (nil, [])
-        case .none:
-            let suggestion = campusMatcher.suggestion(for: answer.campusText)
-            problem(.campus, column: answer.campusColumn, .unknownReference,
-                    "campus \"\(answer.campusText)\" does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
-                    hint: campusHint)
-            return (nil, [])
-        }
-        // The hints list every choice: built only for an answer that needs one.
-        func ministriesHere() -> [Ministry] { ministries.filter { $0.campusID == campus.id } }
-        func ministryHint() -> String {
-            "ministries at \(campus.name): " + ministriesHere().map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
-        }
-        var chosen: [Ministry] = []
-        for part in answer.ministriesText.split(separator: ";").map({ CellNormalizer.trimmedNFC(String($0)) }) where !part.isEmpty {
-            // A name may hold a comma; otherwise commas separate Google Forms checkboxes.
-            let items = match(part, scope: campus.code) != .none ? [part]
-                : part.split(separator: ",").map { CellNormalizer.trimmedNFC(String($0)) }.filter { !$0.isEmpty }
-            for item in items {
-                switch match(item, scope: campus.code) {
-                case .found(let candidate):
-                    let ministry = ministries.first { $0.code == candidate.code }!
-                    if ministry.campusID == campus.id {
-                        if !chosen.contains(where: { $0.id == ministry.id }) { chosen.append(ministry) }
-                    } else if let other = campuses.first(where: { $0.id == ministry.campusID }) {
-                        problem(.ministries, column: answer.ministriesColumn, .unknownReference,
-                                "ministry \"\(item)\" is at \(other.name), not \(campus.name)", hint: ministryHint())
-                    }
-                case .ambiguous(let candidates):
-                    problem(.ministries, column: answer.ministriesColumn, .ambiguousReference,
-                            "ministry \"\(item)\" matches \(candidates.count): \(candidates.map(\.label).joined(separator: ", "))",
-                            hint: ministryHint())
-                case .none:
-                    let suggestion = NameMatcher(ministriesHere().map { NameMatcher.Candidate(code: $0.code, name: $0.name) })
-                        .suggestion(for: item)
-                    problem(.ministries, column: answer.ministriesColumn, .unknownReference,
-                            "ministry \"\(item)\" does not exist at \(campus.name)" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
-                            hint: ministryHint())
-                }
-            }
-        }
-        return (campus, chosen)
     }
 }
