@@ -73,16 +73,14 @@ begin
     end if;
     perform 1 from ride_offers where id in (select unnest(offers)) order by id for no key update;
 
-    select a.leg, o.id as offer_id, o.status as offer_status, r.id as request_id, r.status as request_status,
-           o.event_id <> r.event_id or o.driver_id = r.passenger_id
-           or not ride_direction_covers(o.direction, a.leg) or not ride_direction_covers(r.direction, a.leg) as apart
-    into wrong
-    from unnest(ids, offers, requests, legs) a (id, offer_id, request_id, leg)
-    join ride_offers o on o.id = a.offer_id join ride_requests r on r.id = a.request_id
-    where o.event_id <> r.event_id or o.driver_id = r.passenger_id
-       or not ride_direction_covers(o.direction, a.leg) or not ride_direction_covers(r.direction, a.leg)
-       or o.status <> 'open' or r.status <> 'pending'
-    order by a.id limit 1;
+    select * into wrong
+    from (select a.id, a.leg, o.id as offer_id, o.status as offer_status, r.id as request_id, r.status as request_status,
+                 o.event_id <> r.event_id or o.driver_id = r.passenger_id
+                 or not ride_direction_covers(o.direction, a.leg) or not ride_direction_covers(r.direction, a.leg) as apart
+          from unnest(ids, offers, requests, legs) a (id, offer_id, request_id, leg)
+          join ride_offers o on o.id = a.offer_id join ride_requests r on r.id = a.request_id) w
+    where w.apart or w.offer_status <> 'open' or w.request_status <> 'pending'
+    order by w.id limit 1;
     if found and wrong.apart then
         raise exception 'ride offer % cannot take ride request % on the "%" leg', wrong.offer_id, wrong.request_id, wrong.leg
             using errcode = '23514',
