@@ -107,6 +107,43 @@ begin
     return null;
 end $$;
 
+CREATE FUNCTION public.create_run_changes_view() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+    execute 'create or replace view run_changes as
+        select id, run_id, table_name, row_id, operation, before, after, changed_at from run_images'
+        || (select string_agg(format(
+               ' union all select i.change_id, i.change_run, %L::text, %s, ''insert''::text, null::jsonb,
+                     to_jsonb(i) - ''{change_run,change_id,changed_at}''::text[], i.changed_at from %I i',
+               c.relname,
+               case when exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'id'
+                                 and not a.attisdropped) then 'i.id' else 'null::bigint' end,
+               run_inserted_table(c.relname)), '' order by c.relname)
+            from pg_class c
+            where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+                            where p.proname = 'record_run_insert'));
+end $$;
+
+CREATE FUNCTION public.create_run_inserted_table(logged text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+    copy text := run_inserted_table(logged);
+    columns text;
+begin
+    execute format('create table %I (change_run bigint not null, change_id bigint not null,
+                    changed_at timestamptz not null)', copy);
+    columns := run_inserted_columns(logged::regclass);
+    execute format('insert into %I (change_run, change_id, changed_at, %s)
+                    select change_run, change_id, changed_at, %s
+                    from (select i.run_id as change_run, i.id as change_id, i.changed_at, r.*
+                          from run_images i, jsonb_populate_record(null::%I, i.after) r
+                          where i.table_name = %L and i.operation = ''insert'') image order by change_id',
+                   copy, columns, columns, logged, logged);
+    execute format('delete from run_images where table_name = %L and operation = ''insert''', logged);
+end $$;
+
 CREATE FUNCTION public.csv_safe(value text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -400,7 +437,7 @@ declare
     run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
 begin
     if run is not null then
-        insert into run_changes (run_id, table_name, row_id, operation, before)
+        insert into run_images (run_id, table_name, row_id, operation, before)
         select run, tg_table_name, (image->>'id')::bigint, 'delete', image
         from old_rows old_row, lateral to_jsonb(old_row) image;
     end if;
@@ -409,18 +446,19 @@ end $$;
 
 CREATE FUNCTION public.record_run_insert() RETURNS trigger
     LANGUAGE plpgsql
-    SET "TimeZone" TO 'UTC'
-    AS $$
+    AS $_$
 declare
     run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+    columns text;
 begin
     if run is not null then
-        insert into run_changes (run_id, table_name, row_id, operation, after)
-        select run, tg_table_name, (image->>'id')::bigint, 'insert', image
-        from new_rows new_row, lateral to_jsonb(new_row) image;
+        columns := run_inserted_columns(tg_relid);
+        execute format('insert into %I (change_run, change_id, changed_at, %s)
+                        select $1, nextval(''run_images_id_seq''), now(), %s from new_rows',
+                       run_inserted_table(tg_table_name), columns, columns) using run;
     end if;
     return null;
-end $$;
+end $_$;
 
 CREATE FUNCTION public.record_run_update() RETURNS trigger
     LANGUAGE plpgsql
@@ -437,7 +475,7 @@ begin
     from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
     where i.indrelid = tg_relid and i.indisprimary;
     execute format($sql$
-        insert into run_changes (run_id, table_name, row_id, operation, before, after)
+        insert into run_images (run_id, table_name, row_id, operation, before, after)
         select $1, $2, (after_image->>'id')::bigint, run_change_operation(before_image, after_image),
                before_image, after_image
         from old_rows old_row join new_rows new_row using (%s),
@@ -470,6 +508,31 @@ CREATE FUNCTION public.run_change_operation(before jsonb, after jsonb) RETURNS t
             or before->'ended_at' <> 'null' and after->'ended_at' = 'null' then 'restore'
         else 'update'
     end
+$$;
+
+CREATE FUNCTION public.run_inserted_columns(logged regclass) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    copy regclass := run_inserted_table((select relname from pg_class where oid = logged))::regclass;
+    missing record;
+begin
+    for missing in
+        select a.attname, format_type(a.atttypid, a.atttypmod) as type from pg_attribute a
+        where a.attrelid = logged and a.attnum > 0 and not a.attisdropped
+        and not exists (select from pg_attribute c where c.attrelid = copy and c.attname = a.attname and not c.attisdropped)
+        order by a.attnum
+    loop
+        execute format('alter table %s add column %I %s', copy, missing.attname, missing.type);
+    end loop;
+    return (select string_agg(quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
+            where a.attrelid = logged and a.attnum > 0 and not a.attisdropped);
+end $$;
+
+CREATE FUNCTION public.run_inserted_table(logged text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select 'run_inserted_' || logged
 $$;
 
 CREATE FUNCTION public.skip_notification_of_inactive_membership() RETURNS trigger
@@ -511,6 +574,26 @@ begin
     end if;
     return new;
 end $$;
+
+CREATE FUNCTION public.update_run_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    columns text;
+begin
+    if exists (select from run_images where run_id = old.run_id and id = old.id) then
+        update run_images set before = new.before, after = new.after where run_id = old.run_id and id = old.id;
+    else
+        columns := run_inserted_columns(old.table_name::regclass);
+        execute format('delete from %I where change_run = $1 and change_id = $2', run_inserted_table(old.table_name))
+            using old.run_id, old.id;
+        execute format('insert into %I (change_run, change_id, changed_at, %s)
+                        select $1, $2, $3, %s from jsonb_populate_record(null::%I, $4)',
+                       run_inserted_table(old.table_name), columns, columns, old.table_name)
+            using old.run_id, old.id, old.changed_at, new.after;
+    end if;
+    return new;
+end $_$;
 
 CREATE TABLE public.attendance (
     id bigint NOT NULL,
@@ -1004,7 +1087,7 @@ ALTER TABLE public.ride_requests ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
     CACHE 1
 );
 
-CREATE TABLE public.run_changes (
+CREATE TABLE public.run_images (
     id bigint NOT NULL,
     run_id bigint NOT NULL,
     table_name text NOT NULL,
@@ -1013,11 +1096,531 @@ CREATE TABLE public.run_changes (
     before jsonb,
     after jsonb,
     changed_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT run_changes_operation_check CHECK ((operation = ANY (ARRAY['insert'::text, 'update'::text, 'delete'::text, 'archive'::text, 'end'::text, 'restore'::text, 'forget'::text])))
+    CONSTRAINT run_images_operation_check CHECK ((operation = ANY (ARRAY['insert'::text, 'update'::text, 'delete'::text, 'archive'::text, 'end'::text, 'restore'::text, 'forget'::text])))
 );
 
-ALTER TABLE public.run_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME public.run_changes_id_seq
+CREATE TABLE public.run_inserted_attendance (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    event_id bigint,
+    person_id bigint,
+    checked_in_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_campuses (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    city text,
+    state text,
+    country text,
+    timezone text,
+    url text,
+    calendar_url text,
+    map_url text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_community_groups (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    code text,
+    ministry_id bigint,
+    name text,
+    meeting_day text,
+    meeting_time time without time zone,
+    location text,
+    audience text,
+    sex text,
+    capacity integer,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    first_meeting date,
+    last_meeting date
+);
+
+CREATE TABLE public.run_inserted_event_ministries (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    event_id bigint,
+    ministry_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_inserted_events (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    starts_at timestamp with time zone,
+    ends_at timestamp with time zone,
+    timezone text,
+    location text,
+    rideshare text,
+    url text,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    all_day boolean,
+    recurrence text,
+    exceptions timestamp with time zone[],
+    uid text
+);
+
+CREATE TABLE public.run_inserted_group_leaders (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    group_id bigint,
+    person_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_inserted_memberships (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    group_id bigint,
+    person_id bigint,
+    status text,
+    joined_at timestamp with time zone,
+    source text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    ended_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_ministries (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    campus_id bigint,
+    description text,
+    url text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    contact_email text
+);
+
+CREATE TABLE public.run_inserted_ministry_teams (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    code text,
+    ministry_id bigint,
+    name text,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_people (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    email text,
+    first_name text,
+    last_name text,
+    phone text,
+    sex text,
+    school_year smallint,
+    grad_year smallint,
+    campus_id bigint,
+    is_leader boolean,
+    is_staff boolean,
+    staff_role text,
+    notifications_opt_out boolean,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    forgotten_at timestamp with time zone,
+    is_member boolean,
+    origin text
+);
+
+CREATE TABLE public.run_inserted_person_aliases (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    person_id bigint,
+    email text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_person_ministries (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    person_id bigint,
+    ministry_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_inserted_resource_topics (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    resource_id bigint,
+    topic text,
+    "position" smallint
+);
+
+CREATE TABLE public.run_inserted_resources (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    url text,
+    title text,
+    type text,
+    author text,
+    published_on date,
+    leaders_only boolean,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_ride_offers (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    event_id bigint,
+    driver_id bigint,
+    direction text,
+    seats smallint,
+    departs_to timestamp with time zone,
+    departs_from timestamp with time zone,
+    pickup_location text,
+    latitude numeric(8,6),
+    longitude numeric(9,6),
+    postal_code text,
+    status text,
+    ended_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_ride_pairings (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    offer_id bigint,
+    request_id bigint,
+    leg text,
+    ended_at timestamp with time zone,
+    end_reason text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_ride_requests (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    event_id bigint,
+    passenger_id bigint,
+    direction text,
+    pickup_location text,
+    latitude numeric(8,6),
+    longitude numeric(9,6),
+    postal_code text,
+    earliest_departure timestamp with time zone,
+    latest_departure timestamp with time zone,
+    status text,
+    ended_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_summer_missions (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    starts_on date,
+    ends_on date,
+    location text,
+    cost numeric(10,2),
+    leaders text,
+    url text,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_inserted_team_leaders (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    team_id bigint,
+    person_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_inserted_terms (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    id bigint,
+    campus_id bigint,
+    code text,
+    name text,
+    starts_on date,
+    ends_on date,
+    breaks jsonb,
+    archived_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE VIEW public.run_changes AS
+ SELECT run_images.id,
+    run_images.run_id,
+    run_images.table_name,
+    run_images.row_id,
+    run_images.operation,
+    run_images.before,
+    run_images.after,
+    run_images.changed_at
+   FROM public.run_images
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'attendance'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_attendance i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'campuses'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_campuses i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'community_groups'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_community_groups i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'event_ministries'::text AS table_name,
+    NULL::bigint AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_event_ministries i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'events'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_events i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'group_leaders'::text AS table_name,
+    NULL::bigint AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_group_leaders i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'memberships'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_memberships i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'ministries'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_ministries i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'ministry_teams'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_ministry_teams i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'people'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_people i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'person_aliases'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_person_aliases i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'person_ministries'::text AS table_name,
+    NULL::bigint AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_person_ministries i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'resource_topics'::text AS table_name,
+    NULL::bigint AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_resource_topics i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'resources'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_resources i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'ride_offers'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_ride_offers i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'ride_pairings'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_ride_pairings i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'ride_requests'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_ride_requests i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'summer_missions'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_summer_missions i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'team_leaders'::text AS table_name,
+    NULL::bigint AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_team_leaders i
+UNION ALL
+ SELECT i.change_id AS id,
+    i.change_run AS run_id,
+    'terms'::text AS table_name,
+    i.id AS row_id,
+    'insert'::text AS operation,
+    NULL::jsonb AS before,
+    (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
+    i.changed_at
+   FROM public.run_inserted_terms i;
+
+ALTER TABLE public.run_images ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.run_images_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -1223,8 +1826,8 @@ ALTER TABLE ONLY public.ride_requests
 ALTER TABLE ONLY public.ride_requests
     ADD CONSTRAINT ride_requests_pkey PRIMARY KEY (id);
 
-ALTER TABLE ONLY public.run_changes
-    ADD CONSTRAINT run_changes_pkey PRIMARY KEY (run_id, id);
+ALTER TABLE ONLY public.run_images
+    ADD CONSTRAINT run_images_pkey PRIMARY KEY (run_id, id);
 
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
@@ -1461,6 +2064,8 @@ CREATE TRIGGER ride_requests_record_run_update AFTER UPDATE ON public.ride_reque
 CREATE TRIGGER ride_requests_set_ended_at BEFORE INSERT OR UPDATE OF status, ended_at ON public.ride_requests FOR EACH ROW EXECUTE FUNCTION public.ride_set_ended_at();
 
 CREATE TRIGGER ride_requests_touch_updated_at BEFORE UPDATE ON public.ride_requests FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
+
+CREATE TRIGGER run_changes_update INSTEAD OF UPDATE ON public.run_changes FOR EACH ROW EXECUTE FUNCTION public.update_run_change();
 
 CREATE TRIGGER summer_missions_record_run_delete AFTER DELETE ON public.summer_missions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
 

@@ -115,7 +115,7 @@ public struct PeopleMerge {
             """)
         try change()
         return try connection.query("""
-            insert into run_changes (run_id, table_name, row_id, operation, before, after)
+            insert into run_images (run_id, table_name, row_id, operation, before, after)
             select \(runID), 'notifications', n.id, 'update', b.image, to_jsonb(n)
             from notifications n join merge_notifications b using (id)
             where to_jsonb(n) is distinct from b.image

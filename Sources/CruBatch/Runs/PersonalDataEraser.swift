@@ -129,7 +129,7 @@ public struct PersonalDataEraser {
             report.imagesScrubbed += try eraseAliases(of: personID)
             try connection.query("update people set forgotten_at = now() where id = \(personID)")
             try connection.query("""
-                insert into run_changes (run_id, table_name, row_id, operation, after)
+                insert into run_images (run_id, table_name, row_id, operation, after)
                 values (\(runID), 'people', \(personID), 'forget', jsonb_build_object('requested_by', \(RunLog.user)::text))
                 """)
             return report

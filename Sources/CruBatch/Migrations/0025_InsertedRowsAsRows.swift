@@ -1,0 +1,157 @@
+extension Migration {
+    /// The rows a run inserts are kept as rows, not as JSON images: a first load of 100,000 students
+    /// spent a third of its time turning its 243,000 new rows into `jsonb` and indexing them in the
+    /// change log.
+    ///
+    /// - Each logged table `t` gets `run_inserted_t`: three columns of the log's own, `change_run`
+    ///   (the run), `change_id` (the change's id, from the log's sequence, so changes keep their order
+    ///   across tables) and `changed_at`, then `t`'s columns without their constraints or defaults.
+    ///   It has no index: even a BRIN index on `change_run` cost a tenth of a first load, while `undo`
+    ///   and `runs show`, which read one run's rows, are rare and a scan of the copies serves them.
+    /// - The insert trigger copies the statement's new rows there as they are, by column name. A
+    ///   column added to `t` later is added to `run_inserted_t` by the first run that inserts into
+    ///   `t` after it (`run_inserted_columns`). A table logged later gets its copy from its migration:
+    ///   `create_run_inserted_table(t)`, then `create_run_changes_view()`.
+    /// - The images of updates and deletes, and the rows writers file by hand, stay as they were, in
+    ///   `run_images` (the table `run_changes` was).
+    /// - `run_changes` is now a view with the columns it had: `run_images`, and every inserted row as
+    ///   its image (`to_jsonb` when read, in the reader's time zone: `undo`, `runs show` and `forget`
+    ///   read in UTC). Updating it (`forget` scrubbing images) updates the row it came from.
+    /// - Insert images already in the log become rows of their tables.
+    static let insertedRowsAsRows = Migration(version: 25, name: "inserted rows as rows", sql: """
+    alter table run_changes rename to run_images;
+    alter sequence run_changes_id_seq rename to run_images_id_seq;
+    alter table run_images rename constraint run_changes_pkey to run_images_pkey;
+    alter table run_images rename constraint run_changes_operation_check to run_images_operation_check;
+
+    create function run_inserted_table(logged text) returns text immutable language sql as $$
+        select 'run_inserted_' || logged
+    $$;
+
+    -- The columns of `logged`, in order, as a list for SQL; any its copy lacks are added to it first.
+    create function run_inserted_columns(logged regclass) returns text language plpgsql as $$
+    declare
+        copy regclass := run_inserted_table((select relname from pg_class where oid = logged))::regclass;
+        missing record;
+    begin
+        for missing in
+            select a.attname, format_type(a.atttypid, a.atttypmod) as type from pg_attribute a
+            where a.attrelid = logged and a.attnum > 0 and not a.attisdropped
+            and not exists (select from pg_attribute c where c.attrelid = copy and c.attname = a.attname and not c.attisdropped)
+            order by a.attnum
+        loop
+            execute format('alter table %s add column %I %s', copy, missing.attname, missing.type);
+        end loop;
+        return (select string_agg(quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
+                where a.attrelid = logged and a.attnum > 0 and not a.attisdropped);
+    end $$;
+
+    -- The copy of a logged table, with the insert images the log holds of it moved in.
+    create function create_run_inserted_table(logged text) returns void language plpgsql as $$
+    declare
+        copy text := run_inserted_table(logged);
+        columns text;
+    begin
+        execute format('create table %I (change_run bigint not null, change_id bigint not null,
+                        changed_at timestamptz not null)', copy);
+        columns := run_inserted_columns(logged::regclass);
+        execute format('insert into %I (change_run, change_id, changed_at, %s)
+                        select change_run, change_id, changed_at, %s
+                        from (select i.run_id as change_run, i.id as change_id, i.changed_at, r.*
+                              from run_images i, jsonb_populate_record(null::%I, i.after) r
+                              where i.table_name = %L and i.operation = ''insert'') image order by change_id',
+                       copy, columns, columns, logged, logged);
+        execute format('delete from run_images where table_name = %L and operation = ''insert''', logged);
+    end $$;
+
+    -- `run_changes`: the images kept as they are, then every copy's rows as insert images.
+    create function create_run_changes_view() returns void language plpgsql as $$
+    begin
+        execute 'create or replace view run_changes as
+            select id, run_id, table_name, row_id, operation, before, after, changed_at from run_images'
+            || (select string_agg(format(
+                   ' union all select i.change_id, i.change_run, %L::text, %s, ''insert''::text, null::jsonb,
+                         to_jsonb(i) - ''{change_run,change_id,changed_at}''::text[], i.changed_at from %I i',
+                   c.relname,
+                   case when exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'id'
+                                     and not a.attisdropped) then 'i.id' else 'null::bigint' end,
+                   run_inserted_table(c.relname)), '' order by c.relname)
+                from pg_class c
+                where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+                                where p.proname = 'record_run_insert'));
+    end $$;
+
+    create or replace function record_run_insert() returns trigger language plpgsql as $$
+    declare
+        run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+        columns text;
+    begin
+        if run is not null then
+            columns := run_inserted_columns(tg_relid);
+            execute format('insert into %I (change_run, change_id, changed_at, %s)
+                            select $1, nextval(''run_images_id_seq''), now(), %s from new_rows',
+                           run_inserted_table(tg_table_name), columns, columns) using run;
+        end if;
+        return null;
+    end $$;
+
+    create or replace function record_run_delete() returns trigger language plpgsql set timezone to 'UTC' as $$
+    declare
+        run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+    begin
+        if run is not null then
+            insert into run_images (run_id, table_name, row_id, operation, before)
+            select run, tg_table_name, (image->>'id')::bigint, 'delete', image
+            from old_rows old_row, lateral to_jsonb(old_row) image;
+        end if;
+        return null;
+    end $$;
+
+    create or replace function record_run_update() returns trigger language plpgsql set timezone to 'UTC' as $$
+    declare
+        run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+        key text;
+    begin
+        if run is null then
+            return null;
+        end if;
+        select string_agg(quote_ident(a.attname), ', ') into key
+        from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+        where i.indrelid = tg_relid and i.indisprimary;
+        execute format($sql$
+            insert into run_images (run_id, table_name, row_id, operation, before, after)
+            select $1, $2, (after_image->>'id')::bigint, run_change_operation(before_image, after_image),
+                   before_image, after_image
+            from old_rows old_row join new_rows new_row using (%s),
+                 lateral to_jsonb(old_row) before_image, lateral to_jsonb(new_row) after_image
+            $sql$, key) using run, tg_table_name;
+        return null;
+    end $$;
+
+    select create_run_inserted_table(c.relname) from pg_class c
+    where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid where p.proname = 'record_run_insert')
+    order by c.relname;
+    select create_run_changes_view();
+
+    -- `forget` scrubs images through the view: an inserted row is written again from its new image.
+    create function update_run_change() returns trigger language plpgsql as $$
+    declare
+        columns text;
+    begin
+        if exists (select from run_images where run_id = old.run_id and id = old.id) then
+            update run_images set before = new.before, after = new.after where run_id = old.run_id and id = old.id;
+        else
+            columns := run_inserted_columns(old.table_name::regclass);
+            execute format('delete from %I where change_run = $1 and change_id = $2', run_inserted_table(old.table_name))
+                using old.run_id, old.id;
+            execute format('insert into %I (change_run, change_id, changed_at, %s)
+                            select $1, $2, $3, %s from jsonb_populate_record(null::%I, $4)',
+                           run_inserted_table(old.table_name), columns, columns, old.table_name)
+                using old.run_id, old.id, old.changed_at, new.after;
+        end if;
+        return new;
+    end $$;
+    create trigger run_changes_update instead of update on run_changes
+        for each row execute function update_run_change();
+    """)
+}
