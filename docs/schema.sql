@@ -575,26 +575,6 @@ begin
     return new;
 end $$;
 
-CREATE FUNCTION public.update_run_change() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $_$
-declare
-    columns text;
-begin
-    if exists (select from run_images where run_id = old.run_id and id = old.id) then
-        update run_images set before = new.before, after = new.after where run_id = old.run_id and id = old.id;
-    else
-        columns := run_inserted_columns(old.table_name::regclass);
-        execute format('delete from %I where change_run = $1 and change_id = $2', run_inserted_table(old.table_name))
-            using old.run_id, old.id;
-        execute format('insert into %I (change_run, change_id, changed_at, %s)
-                        select $1, $2, $3, %s from jsonb_populate_record(null::%I, $4)',
-                       run_inserted_table(old.table_name), columns, columns, old.table_name)
-            using old.run_id, old.id, old.changed_at, new.after;
-    end if;
-    return new;
-end $_$;
-
 CREATE TABLE public.attendance (
     id bigint NOT NULL,
     event_id bigint NOT NULL,
@@ -2064,8 +2044,6 @@ CREATE TRIGGER ride_requests_record_run_update AFTER UPDATE ON public.ride_reque
 CREATE TRIGGER ride_requests_set_ended_at BEFORE INSERT OR UPDATE OF status, ended_at ON public.ride_requests FOR EACH ROW EXECUTE FUNCTION public.ride_set_ended_at();
 
 CREATE TRIGGER ride_requests_touch_updated_at BEFORE UPDATE ON public.ride_requests FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
-
-CREATE TRIGGER run_changes_update INSTEAD OF UPDATE ON public.run_changes FOR EACH ROW EXECUTE FUNCTION public.update_run_change();
 
 CREATE TRIGGER summer_missions_record_run_delete AFTER DELETE ON public.summer_missions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.record_run_delete();
 

@@ -16,7 +16,7 @@ extension Migration {
     ///   `run_images` (the table `run_changes` was).
     /// - `run_changes` is now a view with the columns it had: `run_images`, and every inserted row as
     ///   its image (`to_jsonb` when read, in the reader's time zone: `undo`, `runs show` and `forget`
-    ///   read in UTC). Updating it (`forget` scrubbing images) updates the row it came from.
+    ///   read in UTC). `forget` scrubs `run_images` and the copies.
     /// - Insert images already in the log become rows of their tables.
     static let insertedRowsAsRows = Migration(version: 25, name: "inserted rows as rows", sql: """
     alter table run_changes rename to run_images;
@@ -132,26 +132,5 @@ extension Migration {
     where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid where p.proname = 'record_run_insert')
     order by c.relname;
     select create_run_changes_view();
-
-    -- `forget` scrubs images through the view: an inserted row is written again from its new image.
-    create function update_run_change() returns trigger language plpgsql as $$
-    declare
-        columns text;
-    begin
-        if exists (select from run_images where run_id = old.run_id and id = old.id) then
-            update run_images set before = new.before, after = new.after where run_id = old.run_id and id = old.id;
-        else
-            columns := run_inserted_columns(old.table_name::regclass);
-            execute format('delete from %I where change_run = $1 and change_id = $2', run_inserted_table(old.table_name))
-                using old.run_id, old.id;
-            execute format('insert into %I (change_run, change_id, changed_at, %s)
-                            select $1, $2, $3, %s from jsonb_populate_record(null::%I, $4)',
-                           run_inserted_table(old.table_name), columns, columns, old.table_name)
-                using old.run_id, old.id, old.changed_at, new.after;
-        end if;
-        return new;
-    end $$;
-    create trigger run_changes_update instead of update on run_changes
-        for each row execute function update_run_change();
     """)
 }

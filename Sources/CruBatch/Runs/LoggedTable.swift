@@ -46,6 +46,12 @@ struct LoggedTable {
         }
     }
 
+    /// The table holding the rows a run inserted into `table`, as they were inserted; `run_changes`
+    /// reads them as insert images.
+    static func insertedCopy(of table: String) -> String {
+        "run_inserted_" + table
+    }
+
     /// SQL: a row's primary key as jsonb, taken from the image `image` (`{"id": 12}`).
     func key(of image: SQLFragment) -> SQLFragment {
         let pairs = primaryKey.map { column -> SQLFragment in "\(literal: column), \(image)->\(literal: column)" }

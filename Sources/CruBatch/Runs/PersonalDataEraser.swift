@@ -7,10 +7,10 @@ import PostgresClient
 /// requests (pickup places) and in their check-ins (the time), their memberships end, their ride
 /// offers and requests are cancelled, the notifications about them or to them are deleted (the ride
 /// messages about their pairings and the newcomer messages about their check-ins too: a message
-/// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows in
-/// `run_changes` get the same placeholders. Their email aliases (`people merge`) are deleted, and
+/// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows
+/// (`run_images`, and the rows' copies as inserted) get the same placeholders. Their email aliases (`people merge`) are deleted, and
 /// the images of the aliases and of the people merged into them scrubbed. The run is recorded
-/// (kind `forget`, by whom, when) with one `run_changes` row that names the person's id and who
+/// (kind `forget`, by whom, when) with one `run_images` row that names the person's id and who
 /// asked, without the data; the erasure itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
     /// What one erasure did.
@@ -140,8 +140,9 @@ public struct PersonalDataEraser {
     }
 
     /// Gives the personal columns of the person's rows in one table their placeholders, first in the
-    /// earlier change images of those rows (found by id, or by key for rows since deleted), then in the
-    /// rows; returns how many images were scrubbed.
+    /// earlier change images of those rows (found by id, or by key for rows since deleted): the
+    /// images of updates and deletes, then the rows' copies as inserted; then in the rows. Returns
+    /// how many images were scrubbed.
     private func erase(_ erasure: PersonalColumns.Erasure, of personID: Int) throws -> Int {
         let image = SQLFragment(joining: erasure.placeholders.map { "\(literal: $0.column), \($0.placeholder)" }, separator: ", ")
         let sameKey = SQLFragment(joining: (["before", "after"] as [SQLFragment]).map { side -> SQLFragment in
@@ -151,14 +152,22 @@ public struct PersonalDataEraser {
             return "(\(SQLFragment(joining: equal, separator: " and ")))"
         }, separator: " or ")
         let keys = SQLFragment(joining: erasure.keyColumns.map { "t.\(identifier: $0)" }, separator: ", ")
-        let scrubbed = try connection.query("""
-            update run_changes c set before = c.before || e.image, after = c.after || e.image
+        var scrubbed = try connection.query("""
+            update run_images c set before = c.before || e.image, after = c.after || e.image
             from (select t.id, \(unescaped: keys), jsonb_build_object(\(unescaped: image)) as image
                   from \(identifier: erasure.table) t where t.\(identifier: erasure.personColumn) = \(personID)) e
             where c.table_name = \(erasure.table) and (c.row_id = e.id or \(unescaped: sameKey))
             """).affectedRows
         let assignments = SQLFragment(
             joining: erasure.placeholders.map { "\(identifier: $0.column) = \($0.placeholder)" }, separator: ", ")
+        let sameCopiedKey = SQLFragment(joining: erasure.keyColumns.map { column -> SQLFragment in
+            "c.\(identifier: column) = t.\(identifier: column)"
+        }, separator: " and ")
+        scrubbed += try connection.query("""
+            update \(identifier: LoggedTable.insertedCopy(of: erasure.table)) c set \(unescaped: assignments)
+            from \(identifier: erasure.table) t
+            where t.\(identifier: erasure.personColumn) = \(personID) and (c.id = t.id or (\(unescaped: sameCopiedKey)))
+            """).affectedRows
         try connection.query("""
             update \(identifier: erasure.table) t set \(unescaped: assignments)
             where t.\(identifier: erasure.personColumn) = \(personID)
@@ -170,21 +179,30 @@ public struct PersonalDataEraser {
     /// aliases' own and those of the people `people merge` merged into the person (whose email is
     /// an alias), which get the placeholders of `people`. Returns how many images were scrubbed.
     private func eraseAliases(of personID: Int) throws -> Int {
+        let aliases: SQLFragment = "(select email from person_aliases where person_id = \(personID))"
         let aliasImage: SQLFragment = "jsonb_build_object('email', 'forgotten-alias-' || c.row_id || '@invalid')"
         var scrubbed = try connection.query("""
-            update run_changes c set before = c.before || \(unescaped: aliasImage), after = c.after || \(unescaped: aliasImage)
-            where c.table_name = 'person_aliases'
-            and coalesce(c.after, c.before)->>'email' in (select email from person_aliases where person_id = \(personID))
+            update run_images c set before = c.before || \(unescaped: aliasImage), after = c.after || \(unescaped: aliasImage)
+            where c.table_name = 'person_aliases' and coalesce(c.after, c.before)->>'email' in \(unescaped: aliases)
+            """).affectedRows
+        scrubbed += try connection.query("""
+            update \(identifier: LoggedTable.insertedCopy(of: "person_aliases")) c set email = 'forgotten-alias-' || c.id || '@invalid'
+            where c.email in \(unescaped: aliases)
             """).affectedRows
         if let people = personalColumns.erasures.first(where: { $0.table == PersonalColumns.people }) {
             let image = SQLFragment(joining: people.placeholders.map { "\(literal: $0.column), \($0.placeholder)" }, separator: ", ")
             scrubbed += try connection.query("""
-                update run_changes c set before = c.before || e.image, after = c.after || e.image
+                update run_images c set before = c.before || e.image, after = c.after || e.image
                 from (select i.id, jsonb_build_object(\(unescaped: image)) as image
-                      from run_changes i, jsonb_populate_record(null::people, coalesce(i.before, i.after)) t
-                      where i.table_name = 'people'
-                      and t.email in (select email from person_aliases where person_id = \(personID))) e
+                      from run_images i, jsonb_populate_record(null::people, coalesce(i.before, i.after)) t
+                      where i.table_name = 'people' and t.email in \(unescaped: aliases)) e
                 where c.id = e.id
+                """).affectedRows
+            let assignments = SQLFragment(
+                joining: people.placeholders.map { "\(identifier: $0.column) = \($0.placeholder)" }, separator: ", ")
+            scrubbed += try connection.query("""
+                update \(identifier: LoggedTable.insertedCopy(of: PersonalColumns.people)) t set \(unescaped: assignments)
+                where t.email in \(unescaped: aliases)
                 """).affectedRows
         }
         try connection.query("delete from person_aliases where person_id = \(personID)")
