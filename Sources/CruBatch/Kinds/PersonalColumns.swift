@@ -46,6 +46,17 @@ struct PersonalColumns: Sendable {
         /// The personal columns and what `forget` writes in each (SQL over the row `t`), in
         /// declaration order.
         let placeholders: [(column: String, placeholder: SQLFragment)]
+
+        /// SQL: `SET` assignments giving the personal columns of the row `t` their placeholders.
+        var assignments: SQLFragment {
+            SQLFragment(joining: placeholders.map { "\(identifier: $0.column) = \($0.placeholder)" }, separator: ", ")
+        }
+
+        /// SQL: the placeholders of the row `t` as a jsonb object, to merge into its images.
+        var image: SQLFragment {
+            let pairs = placeholders.map { column, placeholder -> SQLFragment in "\(literal: column), \(placeholder)" }
+            return "jsonb_build_object(\(SQLFragment(joining: pairs, separator: ", ")))"
+        }
     }
 
     /// What `forget` erases: each table with a personal column, in catalog order.

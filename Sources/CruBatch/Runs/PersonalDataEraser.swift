@@ -8,8 +8,9 @@ import PostgresClient
 /// offers and requests are cancelled, the notifications about them or to them are deleted (the ride
 /// messages about their pairings and the newcomer messages about their check-ins too: a message
 /// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows
-/// (`run_images`, and the rows' copies as inserted) get the same placeholders. Their email aliases (`people merge`) are deleted, and
-/// the images of the aliases and of the people merged into them scrubbed. The run is recorded
+/// (`run_images`, and the rows' copies as inserted) get the same placeholders. Their email aliases
+/// (`people merge`) are deleted, and the images of the aliases and of the people merged into them
+/// scrubbed. The run is recorded
 /// (kind `forget`, by whom, when) with one `run_images` row that names the person's id and who
 /// asked, without the data; the erasure itself is not logged, so its before-image never exists.
 public struct PersonalDataEraser {
@@ -144,7 +145,6 @@ public struct PersonalDataEraser {
     /// images of updates and deletes, then the rows' copies as inserted; then in the rows. Returns
     /// how many images were scrubbed.
     private func erase(_ erasure: PersonalColumns.Erasure, of personID: Int) throws -> Int {
-        let image = SQLFragment(joining: erasure.placeholders.map { "\(literal: $0.column), \($0.placeholder)" }, separator: ", ")
         let sameKey = SQLFragment(joining: (["before", "after"] as [SQLFragment]).map { side -> SQLFragment in
             let equal = erasure.keyColumns.map { column -> SQLFragment in
                 "c.\(side)->>\(literal: column) = e.\(identifier: column)::text"
@@ -154,22 +154,20 @@ public struct PersonalDataEraser {
         let keys = SQLFragment(joining: erasure.keyColumns.map { "t.\(identifier: $0)" }, separator: ", ")
         var scrubbed = try connection.query("""
             update run_images c set before = c.before || e.image, after = c.after || e.image
-            from (select t.id, \(unescaped: keys), jsonb_build_object(\(unescaped: image)) as image
+            from (select t.id, \(unescaped: keys), \(unescaped: erasure.image) as image
                   from \(identifier: erasure.table) t where t.\(identifier: erasure.personColumn) = \(personID)) e
             where c.table_name = \(erasure.table) and (c.row_id = e.id or \(unescaped: sameKey))
             """).affectedRows
-        let assignments = SQLFragment(
-            joining: erasure.placeholders.map { "\(identifier: $0.column) = \($0.placeholder)" }, separator: ", ")
         let sameCopiedKey = SQLFragment(joining: erasure.keyColumns.map { column -> SQLFragment in
             "c.\(identifier: column) = t.\(identifier: column)"
         }, separator: " and ")
         scrubbed += try connection.query("""
-            update \(identifier: LoggedTable.insertedCopy(of: erasure.table)) c set \(unescaped: assignments)
+            update \(identifier: LoggedTable.insertedCopy(of: erasure.table)) c set \(unescaped: erasure.assignments)
             from \(identifier: erasure.table) t
             where t.\(identifier: erasure.personColumn) = \(personID) and (c.id = t.id or (\(unescaped: sameCopiedKey)))
             """).affectedRows
         try connection.query("""
-            update \(identifier: erasure.table) t set \(unescaped: assignments)
+            update \(identifier: erasure.table) t set \(unescaped: erasure.assignments)
             where t.\(identifier: erasure.personColumn) = \(personID)
             """)
         return scrubbed
@@ -190,18 +188,15 @@ public struct PersonalDataEraser {
             where c.email in \(unescaped: aliases)
             """).affectedRows
         if let people = personalColumns.erasures.first(where: { $0.table == PersonalColumns.people }) {
-            let image = SQLFragment(joining: people.placeholders.map { "\(literal: $0.column), \($0.placeholder)" }, separator: ", ")
             scrubbed += try connection.query("""
                 update run_images c set before = c.before || e.image, after = c.after || e.image
-                from (select i.id, jsonb_build_object(\(unescaped: image)) as image
+                from (select i.id, \(unescaped: people.image) as image
                       from run_images i, jsonb_populate_record(null::people, coalesce(i.before, i.after)) t
                       where i.table_name = 'people' and t.email in \(unescaped: aliases)) e
                 where c.id = e.id
                 """).affectedRows
-            let assignments = SQLFragment(
-                joining: people.placeholders.map { "\(identifier: $0.column) = \($0.placeholder)" }, separator: ", ")
             scrubbed += try connection.query("""
-                update \(identifier: LoggedTable.insertedCopy(of: PersonalColumns.people)) t set \(unescaped: assignments)
+                update \(identifier: LoggedTable.insertedCopy(of: PersonalColumns.people)) t set \(unescaped: people.assignments)
                 where t.email in \(unescaped: aliases)
                 """).affectedRows
         }
