@@ -95,37 +95,19 @@ extension Migration {
         return null;
     end $$;
 
-    create or replace function record_run_delete() returns trigger language plpgsql set timezone to 'UTC' as $$
+    -- The update and delete triggers' functions stay as they are, writing to the table's new name.
+    do $$
     declare
-        run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
+        logger text;
+        definition text;
     begin
-        if run is not null then
-            insert into run_images (run_id, table_name, row_id, operation, before)
-            select run, tg_table_name, (image->>'id')::bigint, 'delete', image
-            from old_rows old_row, lateral to_jsonb(old_row) image;
-        end if;
-        return null;
-    end $$;
-
-    create or replace function record_run_update() returns trigger language plpgsql set timezone to 'UTC' as $$
-    declare
-        run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
-        key text;
-    begin
-        if run is null then
-            return null;
-        end if;
-        select string_agg(quote_ident(a.attname), ', ') into key
-        from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
-        where i.indrelid = tg_relid and i.indisprimary;
-        execute format($sql$
-            insert into run_images (run_id, table_name, row_id, operation, before, after)
-            select $1, $2, (after_image->>'id')::bigint, run_change_operation(before_image, after_image),
-                   before_image, after_image
-            from old_rows old_row join new_rows new_row using (%s),
-                 lateral to_jsonb(old_row) before_image, lateral to_jsonb(new_row) after_image
-            $sql$, key) using run, tg_table_name;
-        return null;
+        foreach logger in array array['record_run_update', 'record_run_delete'] loop
+            definition := pg_get_functiondef(logger::regproc);
+            if position('insert into run_changes' in definition) = 0 then
+                raise exception '% does not write run_changes as expected', logger;
+            end if;
+            execute replace(definition, 'insert into run_changes', 'insert into run_images');
+        end loop;
     end $$;
 
     select create_run_inserted_table(c.relname) from pg_class c
