@@ -125,25 +125,6 @@ begin
                             where p.proname = 'record_run_insert'));
 end $$;
 
-CREATE FUNCTION public.create_run_inserted_table(logged text) RETURNS void
-    LANGUAGE plpgsql
-    AS $$
-declare
-    copy text := run_inserted_table(logged);
-    columns text;
-begin
-    execute format('create table %I (change_run bigint not null, change_id bigint not null,
-                    changed_at timestamptz not null)', copy);
-    columns := run_inserted_columns(logged::regclass);
-    execute format('insert into %I (change_run, change_id, changed_at, %s)
-                    select change_run, change_id, changed_at, %s
-                    from (select i.run_id as change_run, i.id as change_id, i.changed_at, r.*
-                          from run_images i, jsonb_populate_record(null::%I, i.after) r
-                          where i.table_name = %L and i.operation = ''insert'') image order by change_id',
-                   copy, columns, columns, logged, logged);
-    execute format('delete from run_images where table_name = %L and operation = ''insert''', logged);
-end $$;
-
 CREATE FUNCTION public.csv_safe(value text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -511,23 +492,14 @@ CREATE FUNCTION public.run_change_operation(before jsonb, after jsonb) RETURNS t
 $$;
 
 CREATE FUNCTION public.run_inserted_columns(logged regclass) RETURNS text
-    LANGUAGE plpgsql
+    LANGUAGE sql STABLE
     AS $$
-declare
-    copy regclass := run_inserted_table((select relname from pg_class where oid = logged))::regclass;
-    missing record;
-begin
-    for missing in
-        select a.attname, format_type(a.atttypid, a.atttypmod) as type from pg_attribute a
-        where a.attrelid = logged and a.attnum > 0 and not a.attisdropped
-        and not exists (select from pg_attribute c where c.attrelid = copy and c.attname = a.attname and not c.attisdropped)
-        order by a.attnum
-    loop
-        execute format('alter table %s add column %I %s', copy, missing.attname, missing.type);
-    end loop;
-    return (select string_agg(quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
-            where a.attrelid = logged and a.attnum > 0 and not a.attisdropped);
-end $$;
+    select string_agg(quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
+    where a.attrelid = logged and a.attnum > 0 and not a.attisdropped
+    and exists (select from pg_attribute c
+                where c.attrelid = run_inserted_table((select relname from pg_class where oid = logged))::regclass
+                and c.attname = a.attname and c.attnum > 3 and not c.attisdropped)
+$$;
 
 CREATE FUNCTION public.run_inserted_table(logged text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -551,6 +523,52 @@ begin
         return null;
     end if;
     return new;
+end $$;
+
+CREATE FUNCTION public.sync_run_inserted_tables() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+    logged record;
+    copy text;
+    change record;
+    created boolean := false;
+begin
+    for logged in
+        select c.oid, c.relname from pg_class c
+        where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+                        where p.proname = 'record_run_insert')
+        order by c.relname
+    loop
+        copy := run_inserted_table(logged.relname);
+        if to_regclass(copy) is null then
+            execute format('create table %I (change_run bigint not null, change_id bigint not null,
+                            changed_at timestamptz not null)', copy);
+            created := true;
+        end if;
+        for change in
+            select attname, format_type(a.atttypid, a.atttypmod) as type,
+                   a.attnum is null as gone, c.attnum is null as missing
+            from (select attname, attnum, atttypid, atttypmod from pg_attribute
+                  where attrelid = logged.oid and attnum > 0 and not attisdropped) a
+            full join (select attname, attnum, atttypid, atttypmod from pg_attribute
+                       where attrelid = copy::regclass and attnum > 3 and not attisdropped) c using (attname)
+            where a.attnum is null or c.attnum is null or (a.atttypid, a.atttypmod) <> (c.atttypid, c.atttypmod)
+            order by a.attnum
+        loop
+            if change.gone then
+                execute format('alter table %I drop column %I', copy, change.attname);
+            elsif change.missing then
+                execute format('alter table %I add column %I %s', copy, change.attname, change.type);
+            else
+                execute format('alter table %I alter column %I type %s using %I::%s',
+                               copy, change.attname, change.type, change.attname, change.type);
+            end if;
+        end loop;
+    end loop;
+    if created then
+        perform create_run_changes_view();
+    end if;
 end $$;
 
 CREATE FUNCTION public.term_breaks_are_valid(breaks jsonb, term_starts_on date, term_ends_on date) RETURNS boolean

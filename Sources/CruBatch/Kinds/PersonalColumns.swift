@@ -47,6 +47,12 @@ struct PersonalColumns: Sendable {
         /// declaration order.
         let placeholders: [(column: String, placeholder: SQLFragment)]
 
+        /// The same erasure of only the personal columns in `columns` (those a table's copy has).
+        func limited(to columns: Set<String>) -> Erasure {
+            Erasure(table: table, personColumn: personColumn, keyColumns: keyColumns,
+                    placeholders: placeholders.filter { columns.contains($0.column) })
+        }
+
         /// SQL: `SET` assignments giving the personal columns of the row `t` their placeholders.
         var assignments: SQLFragment {
             SQLFragment(joining: placeholders.map { "\(identifier: $0.column) = \($0.placeholder)" }, separator: ", ")

@@ -8,15 +8,16 @@ extension Migration {
     ///   across tables) and `changed_at`, then `t`'s columns without their constraints or defaults.
     ///   It has no index: even a BRIN index on `change_run` cost a tenth of a first load, while `undo`
     ///   and `runs show`, which read one run's rows, are rare and a scan of the copies serves them.
-    /// - The insert trigger copies the statement's new rows there as they are, by column name. A
-    ///   column added to `t` later is added to `run_inserted_t` by the first run that inserts into
-    ///   `t` after it (`run_inserted_columns`). A table logged later gets its copy from its migration:
-    ///   `create_run_inserted_table(t)`, then `create_run_changes_view()`.
+    /// - The insert trigger copies the statement's new rows there as they are, by column name (the
+    ///   columns the two share). On every `crubatch migrate`, `sync_run_inserted_tables()` brings
+    ///   the copies in line with their tables: a table logged from then on gets its copy (and the
+    ///   view its rows), a column added, dropped or given another type in `t` is in its copy too. A
+    ///   writer never changes a copy's shape, so two of them never race to.
     /// - The images of updates and deletes, and the rows writers file by hand, stay as they were, in
     ///   `run_images` (the table `run_changes` was).
     /// - `run_changes` is now a view with the columns it had: `run_images`, and every inserted row as
-    ///   its image (`to_jsonb` when read, in the reader's time zone: `undo`, `runs show` and `forget`
-    ///   read in UTC). `forget` scrubs `run_images` and the copies.
+    ///   its image (`to_jsonb` when read, in the reader's time zone: `undo` and `runs show` read in
+    ///   UTC). `forget` scrubs `run_images` and the copies.
     /// - Insert images already in the log become rows of their tables.
     static let insertedRowsAsRows = Migration(version: 25, name: "inserted rows as rows", sql: """
     alter table run_changes rename to run_images;
@@ -28,40 +29,60 @@ extension Migration {
         select 'run_inserted_' || logged
     $$;
 
-    -- The columns of `logged`, in order, as a list for SQL; any its copy lacks are added to it first.
-    create function run_inserted_columns(logged regclass) returns text language plpgsql as $$
-    declare
-        copy regclass := run_inserted_table((select relname from pg_class where oid = logged))::regclass;
-        missing record;
-    begin
-        for missing in
-            select a.attname, format_type(a.atttypid, a.atttypmod) as type from pg_attribute a
-            where a.attrelid = logged and a.attnum > 0 and not a.attisdropped
-            and not exists (select from pg_attribute c where c.attrelid = copy and c.attname = a.attname and not c.attisdropped)
-            order by a.attnum
-        loop
-            execute format('alter table %s add column %I %s', copy, missing.attname, missing.type);
-        end loop;
-        return (select string_agg(quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
-                where a.attrelid = logged and a.attnum > 0 and not a.attisdropped);
-    end $$;
+    -- The columns `logged` and its copy share, in the table's order, as a list for SQL.
+    create function run_inserted_columns(logged regclass) returns text stable language sql as $$
+        select string_agg(quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
+        where a.attrelid = logged and a.attnum > 0 and not a.attisdropped
+        and exists (select from pg_attribute c
+                    where c.attrelid = run_inserted_table((select relname from pg_class where oid = logged))::regclass
+                    and c.attname = a.attname and c.attnum > 3 and not c.attisdropped)
+    $$;
 
-    -- The copy of a logged table, with the insert images the log holds of it moved in.
-    create function create_run_inserted_table(logged text) returns void language plpgsql as $$
+    -- Brings every logged table's copy in line with the table: a new logged table gets its copy, a
+    -- column added is added, one dropped is dropped, one of another type takes the new type (a
+    -- value that does not convert stops the migration that changed it). Run by every migrate.
+    create function sync_run_inserted_tables() returns void language plpgsql as $$
     declare
-        copy text := run_inserted_table(logged);
-        columns text;
+        logged record;
+        copy text;
+        change record;
+        created boolean := false;
     begin
-        execute format('create table %I (change_run bigint not null, change_id bigint not null,
-                        changed_at timestamptz not null)', copy);
-        columns := run_inserted_columns(logged::regclass);
-        execute format('insert into %I (change_run, change_id, changed_at, %s)
-                        select change_run, change_id, changed_at, %s
-                        from (select i.run_id as change_run, i.id as change_id, i.changed_at, r.*
-                              from run_images i, jsonb_populate_record(null::%I, i.after) r
-                              where i.table_name = %L and i.operation = ''insert'') image order by change_id',
-                       copy, columns, columns, logged, logged);
-        execute format('delete from run_images where table_name = %L and operation = ''insert''', logged);
+        for logged in
+            select c.oid, c.relname from pg_class c
+            where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+                            where p.proname = 'record_run_insert')
+            order by c.relname
+        loop
+            copy := run_inserted_table(logged.relname);
+            if to_regclass(copy) is null then
+                execute format('create table %I (change_run bigint not null, change_id bigint not null,
+                                changed_at timestamptz not null)', copy);
+                created := true;
+            end if;
+            for change in
+                select attname, format_type(a.atttypid, a.atttypmod) as type,
+                       a.attnum is null as gone, c.attnum is null as missing
+                from (select attname, attnum, atttypid, atttypmod from pg_attribute
+                      where attrelid = logged.oid and attnum > 0 and not attisdropped) a
+                full join (select attname, attnum, atttypid, atttypmod from pg_attribute
+                           where attrelid = copy::regclass and attnum > 3 and not attisdropped) c using (attname)
+                where a.attnum is null or c.attnum is null or (a.atttypid, a.atttypmod) <> (c.atttypid, c.atttypmod)
+                order by a.attnum
+            loop
+                if change.gone then
+                    execute format('alter table %I drop column %I', copy, change.attname);
+                elsif change.missing then
+                    execute format('alter table %I add column %I %s', copy, change.attname, change.type);
+                else
+                    execute format('alter table %I alter column %I type %s using %I::%s',
+                                   copy, change.attname, change.type, change.attname, change.type);
+                end if;
+            end loop;
+        end loop;
+        if created then
+            perform create_run_changes_view();
+        end if;
     end $$;
 
     -- `run_changes`: the images kept as they are, then every copy's rows as insert images.
@@ -110,9 +131,26 @@ extension Migration {
         end loop;
     end $$;
 
-    select create_run_inserted_table(c.relname) from pg_class c
-    where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid where p.proname = 'record_run_insert')
-    order by c.relname;
-    select create_run_changes_view();
+    select sync_run_inserted_tables();
+
+    -- The insert images already logged become rows of their tables' copies.
+    do $$
+    declare
+        logged text;
+        columns text;
+    begin
+        for logged in select distinct table_name from run_images
+                      where operation = 'insert' and to_regclass(run_inserted_table(table_name)) is not null
+        loop
+            columns := run_inserted_columns(logged::regclass);
+            execute format('insert into %I (change_run, change_id, changed_at, %s)
+                            select change_run, change_id, changed_at, %s
+                            from (select i.run_id as change_run, i.id as change_id, i.changed_at, r.*
+                                  from run_images i, jsonb_populate_record(null::%I, i.after) r
+                                  where i.table_name = %L and i.operation = ''insert'') image order by change_id',
+                           run_inserted_table(logged), columns, columns, logged, logged);
+            execute format('delete from run_images where table_name = %L and operation = ''insert''', logged);
+        end loop;
+    end $$;
     """)
 }

@@ -109,6 +109,13 @@ public struct Migrator {
                     values (\(migration.version), \(migration.name), \(migration.checksum))
                     """)
             }
+            // What the migrations (or a change made by hand) did to a logged table, its copy of
+            // inserted rows follows; nothing when they are in line.
+            try connection.execute("""
+                do $$ begin
+                    if to_regproc('sync_run_inserted_tables') is not null then perform sync_run_inserted_tables(); end if;
+                end $$
+                """)
             return pending
         }
     }

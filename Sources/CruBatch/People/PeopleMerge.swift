@@ -98,7 +98,7 @@ public struct PeopleMerge {
         return found
     }
 
-    /// Runs `change` (which moves notifications), and files the notifications it changed in `run_changes`
+    /// Runs `change` (which moves notifications), and files the notifications it changed in `run_images`
     /// under `runID` with their images before and after, since no trigger logs the outbox; returns how many.
     private func logNotifications(of dropID: Int, runID: Int, change: () throws -> Void) throws -> Int {
         try connection.execute("truncate merge_notifications")

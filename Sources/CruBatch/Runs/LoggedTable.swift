@@ -18,7 +18,7 @@ struct LoggedTable {
         }
     } + ["person_aliases"]
 
-    /// Tables no trigger records but whose rows a writer logs itself into `run_changes`, after every
+    /// Tables no trigger records but whose rows a writer logs itself into `run_images`, after every
     /// logged table: the notifications whose recipient or subject `people merge` moves to the person
     /// kept, so that `undo` gives them back.
     static let loggedByHand = ["notifications"]

@@ -161,11 +161,14 @@ public struct PersonalDataEraser {
         let sameCopiedKey = SQLFragment(joining: erasure.keyColumns.map { column -> SQLFragment in
             "c.\(identifier: column) = t.\(identifier: column)"
         }, separator: " and ")
-        scrubbed += try connection.query("""
-            update \(identifier: LoggedTable.insertedCopy(of: erasure.table)) c set \(unescaped: erasure.assignments)
-            from \(identifier: erasure.table) t
-            where t.\(identifier: erasure.personColumn) = \(personID) and (c.id = t.id or (\(unescaped: sameCopiedKey)))
-            """).affectedRows
+        let copied = erasure.limited(to: try copiedColumns(of: erasure.table))
+        if !copied.placeholders.isEmpty {
+            scrubbed += try connection.query("""
+                update \(identifier: LoggedTable.insertedCopy(of: erasure.table)) c set \(unescaped: copied.assignments)
+                from \(identifier: erasure.table) t
+                where t.\(identifier: erasure.personColumn) = \(personID) and (c.id = t.id or (\(unescaped: sameCopiedKey)))
+                """).affectedRows
+        }
         try connection.query("""
             update \(identifier: erasure.table) t set \(unescaped: erasure.assignments)
             where t.\(identifier: erasure.personColumn) = \(personID)
@@ -195,13 +198,25 @@ public struct PersonalDataEraser {
                       where i.table_name = 'people' and t.email in \(unescaped: aliases)) e
                 where c.id = e.id
                 """).affectedRows
-            scrubbed += try connection.query("""
-                update \(identifier: LoggedTable.insertedCopy(of: PersonalColumns.people)) t set \(unescaped: people.assignments)
-                where t.email in \(unescaped: aliases)
-                """).affectedRows
+            let copied = people.limited(to: try copiedColumns(of: PersonalColumns.people))
+            if !copied.placeholders.isEmpty {
+                scrubbed += try connection.query("""
+                    update \(identifier: LoggedTable.insertedCopy(of: PersonalColumns.people)) t set \(unescaped: copied.assignments)
+                    where t.email in \(unescaped: aliases)
+                    """).affectedRows
+            }
         }
         try connection.query("delete from person_aliases where person_id = \(personID)")
         return scrubbed
+    }
+
+    /// The columns of `table` its copy of inserted rows holds: all of them once migrations have run,
+    /// fewer for a column added outside a migration (its value was never copied, so nothing to erase).
+    private func copiedColumns(of table: String) throws -> Set<String> {
+        Set(try connection.query("""
+            select attname from pg_attribute
+            where attrelid = to_regclass(\(LoggedTable.insertedCopy(of: table))) and attnum > 3 and not attisdropped
+            """).rows.map { try $0.decode(String.self, 0) })
     }
 
     /// Cancels the person's current ride offers and requests (the kinds whose key names a person and
