@@ -120,9 +120,7 @@ begin
                case when exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'id'
                                  and not a.attisdropped) then 'i.id' else 'null::bigint' end,
                run_inserted_table(c.relname)), '' order by c.relname)
-            from pg_class c
-            where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
-                            where p.proname = 'record_run_insert'));
+            from run_logged_tables() t join pg_class c on c.oid = t);
 end $$;
 
 CREATE FUNCTION public.csv_safe(value text) RETURNS text
@@ -507,6 +505,15 @@ CREATE FUNCTION public.run_inserted_table(logged text) RETURNS text
     select 'run_inserted_' || logged
 $$;
 
+CREATE FUNCTION public.run_logged_tables() RETURNS SETOF regclass
+    LANGUAGE sql STABLE
+    AS $$
+    select c.oid::regclass from pg_class c
+    where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+                    where p.proname = 'record_run_insert')
+    order by c.relname
+$$;
+
 CREATE FUNCTION public.skip_notification_of_inactive_membership() RETURNS trigger
     LANGUAGE plpgsql
     SET enable_seqscan TO 'off'
@@ -534,12 +541,7 @@ declare
     change record;
     created boolean := false;
 begin
-    for logged in
-        select c.oid, c.relname from pg_class c
-        where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
-                        where p.proname = 'record_run_insert')
-        order by c.relname
-    loop
+    for logged in select c.oid, c.relname from run_logged_tables() t join pg_class c on c.oid = t loop
         copy := run_inserted_table(logged.relname);
         if to_regclass(copy) is null then
             execute format('create table %I (change_run bigint not null, change_id bigint not null,

@@ -29,6 +29,14 @@ extension Migration {
         select 'run_inserted_' || logged
     $$;
 
+    -- The tables whose inserts the change log records (those with the insert trigger), by name.
+    create function run_logged_tables() returns setof regclass stable language sql as $$
+        select c.oid::regclass from pg_class c
+        where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+                        where p.proname = 'record_run_insert')
+        order by c.relname
+    $$;
+
     -- The columns `logged` and its copy share, in the table's order, as a list for SQL.
     create function run_inserted_columns(logged regclass) returns text stable language sql as $$
         select string_agg(quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
@@ -48,12 +56,7 @@ extension Migration {
         change record;
         created boolean := false;
     begin
-        for logged in
-            select c.oid, c.relname from pg_class c
-            where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
-                            where p.proname = 'record_run_insert')
-            order by c.relname
-        loop
+        for logged in select c.oid, c.relname from run_logged_tables() t join pg_class c on c.oid = t loop
             copy := run_inserted_table(logged.relname);
             if to_regclass(copy) is null then
                 execute format('create table %I (change_run bigint not null, change_id bigint not null,
@@ -97,9 +100,7 @@ extension Migration {
                    case when exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'id'
                                      and not a.attisdropped) then 'i.id' else 'null::bigint' end,
                    run_inserted_table(c.relname)), '' order by c.relname)
-                from pg_class c
-                where c.oid in (select t.tgrelid from pg_trigger t join pg_proc p on p.oid = t.tgfoid
-                                where p.proname = 'record_run_insert'));
+                from run_logged_tables() t join pg_class c on c.oid = t);
     end $$;
 
     create or replace function record_run_insert() returns trigger language plpgsql as $$
