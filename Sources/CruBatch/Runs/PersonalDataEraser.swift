@@ -10,9 +10,9 @@ import PostgresClient
 /// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows
 /// (`run_images`, and the rows' copies as inserted) get the same placeholders. Their email aliases
 /// (`people merge`) are deleted, and the images of the aliases and of the people merged into them
-/// scrubbed. The run is recorded
-/// (kind `forget`, by whom, when) with one `run_images` row that names the person's id and who
-/// asked, without the data; the erasure itself is not logged, so its before-image never exists.
+/// scrubbed. The run is recorded (kind `forget`, by whom, when) with one `run_images` row that
+/// names the person's id and who asked, without the data; the erasure itself is not logged, so its
+/// before-image never exists.
 public struct PersonalDataEraser {
     /// What one erasure did.
     public struct Report: Sendable, CommandReport {
@@ -158,11 +158,10 @@ public struct PersonalDataEraser {
                   from \(identifier: erasure.table) t where t.\(identifier: erasure.personColumn) = \(personID)) e
             where c.table_name = \(erasure.table) and (c.row_id = e.id or \(unescaped: sameKey))
             """).affectedRows
-        let sameCopiedKey = SQLFragment(joining: erasure.keyColumns.map { column -> SQLFragment in
-            "c.\(identifier: column) = t.\(identifier: column)"
-        }, separator: " and ")
-        let copied = erasure.limited(to: try copiedColumns(of: erasure.table))
-        if !copied.placeholders.isEmpty {
+        if let copied = try copyPart(of: erasure) {
+            let sameCopiedKey = SQLFragment(joining: erasure.keyColumns.map { column -> SQLFragment in
+                "c.\(identifier: column) = t.\(identifier: column)"
+            }, separator: " and ")
             scrubbed += try connection.query("""
                 update \(identifier: LoggedTable.insertedCopy(of: erasure.table)) c set \(unescaped: copied.assignments)
                 from \(identifier: erasure.table) t
@@ -198,8 +197,7 @@ public struct PersonalDataEraser {
                       where i.table_name = 'people' and t.email in \(unescaped: aliases)) e
                 where c.id = e.id
                 """).affectedRows
-            let copied = people.limited(to: try copiedColumns(of: PersonalColumns.people))
-            if !copied.placeholders.isEmpty {
+            if let copied = try copyPart(of: people) {
                 scrubbed += try connection.query("""
                     update \(identifier: LoggedTable.insertedCopy(of: PersonalColumns.people)) t set \(unescaped: copied.assignments)
                     where t.email in \(unescaped: aliases)
@@ -210,13 +208,16 @@ public struct PersonalDataEraser {
         return scrubbed
     }
 
-    /// The columns of `table` its copy of inserted rows holds: all of them once migrations have run,
-    /// fewer for a column added outside a migration (its value was never copied, so nothing to erase).
-    private func copiedColumns(of table: String) throws -> Set<String> {
-        Set(try connection.query("""
+    /// The part of `erasure` that applies to its table's copy of inserted rows: every personal
+    /// column once migrations have run, fewer for a column added outside a migration (its value was
+    /// never copied, so there is nothing to erase); nil when none.
+    private func copyPart(of erasure: PersonalColumns.Erasure) throws -> PersonalColumns.Erasure? {
+        let columns = Set(try connection.query("""
             select attname from pg_attribute
-            where attrelid = to_regclass(\(LoggedTable.insertedCopy(of: table))) and attnum > 3 and not attisdropped
+            where attrelid = to_regclass(\(LoggedTable.insertedCopy(of: erasure.table))) and attnum > 3 and not attisdropped
             """).rows.map { try $0.decode(String.self, 0) })
+        let copied = erasure.limited(to: columns)
+        return copied.placeholders.isEmpty ? nil : copied
     }
 
     /// Cancels the person's current ride offers and requests (the kinds whose key names a person and
