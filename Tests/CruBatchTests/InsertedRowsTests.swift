@@ -19,8 +19,8 @@ struct InsertedRowsTests {
         from run_changes order by id
         """
 
-    /// A run that inserts two campuses and a ministry and updates one of the campuses, as a writer
-    /// would; returns its id.
+    /// A run that inserts a campus and a ministry for each code and renames the first campus, as a
+    /// writer would; returns its id.
     private func insertingRun(on connection: PostgresConnection, codes: [String]) throws -> Int {
         let run = WriterRun(connection: connection, kind: .import(.campuses), file: "campuses.csv",
                             locks: .imports([.campuses], wait: false))
@@ -70,7 +70,7 @@ struct InsertedRowsTests {
             """) == 0)
 
         #expect(try database.run(["migrate"]).status == 0)
-        #expect(try copyColumns("campuses", on: connection).last == ["motto", "text"])
+        #expect(try columns(of: "campuses", on: connection).last == ["motto", "text"])
         let second = try insertingRun(on: connection, codes: ["cuesta"])
         #expect(try connection.query("""
             select after->>'motto' from run_changes where run_id = \(second) and table_name = 'campuses' and operation = 'insert'
@@ -83,11 +83,13 @@ struct InsertedRowsTests {
         #expect(try database.count("select count(*) from campuses where code = 'cuesta'") == 0)
     }
 
-    /// The columns of a copy after its three of the log's own, with their types.
-    private func copyColumns(_ table: String, on connection: PostgresConnection) throws -> [[String?]] {
+    /// The columns of a table with their types, or of its copy of inserted rows after the copy's
+    /// three of the log's own.
+    private func columns(of table: String, copy: Bool = true, on connection: PostgresConnection) throws -> [[String?]] {
         try connection.query("""
             select attname, format_type(atttypid, atttypmod) from pg_attribute
-            where attrelid = \("run_inserted_" + table)::regclass and attnum > 3 and not attisdropped order by attnum
+            where attrelid = \(copy ? LoggedTable.insertedCopy(of: table) : table)::regclass
+            and attnum > \(copy ? 3 : 0) and not attisdropped order by attnum
             """).texts
     }
 
@@ -104,12 +106,8 @@ struct InsertedRowsTests {
             """)
         _ = try Migrator(connection: connection, migrations: Migration.all + [later]).migrate()
 
-        let campuses = try connection.query("""
-            select attname, format_type(atttypid, atttypmod) from pg_attribute
-            where attrelid = 'campuses'::regclass and attnum > 0 and not attisdropped order by attnum
-            """).texts
-        #expect(try copyColumns("campuses", on: connection) == campuses)
-        #expect(try copyColumns("people", on: connection).last == ["pronouns", "text"])
+        #expect(try columns(of: "campuses", on: connection) == columns(of: "campuses", copy: false, on: connection))
+        #expect(try columns(of: "people", on: connection).last == ["pronouns", "text"])
         #expect(try database.count("""
             select count(*) from run_changes where run_id = \(before) and operation = 'insert' and after ? 'map_url'
             """) == 0)
@@ -144,8 +142,9 @@ struct InsertedRowsTests {
         #expect(Set(logged) == Set(LoggedTable.dependencyOrder))
         let view = try #require(try connection.query("select pg_get_viewdef('run_changes')").text)
         for table in logged {
-            #expect(try connection.query("select to_regclass(\("run_inserted_" + table))::text").text == "run_inserted_" + table)
-            #expect(view.contains("run_inserted_" + table), "\(table)")
+            let copy = LoggedTable.insertedCopy(of: table)
+            #expect(try connection.query("select to_regclass(\(copy))::text").text == copy)
+            #expect(view.contains(copy), "\(table)")
         }
     }
 }
