@@ -2,6 +2,37 @@ CREATE EXTENSION IF NOT EXISTS fuzzystrmatch WITH SCHEMA public;
 
 CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 
+CREATE FUNCTION public.apply_references() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    left_behind text;
+begin
+    if tg_level = 'STATEMENT' and tg_argv[3] = 'cascade' then
+        execute format('delete from %1$I c where c.%2$I in (select %3$I from old_rows)', tg_argv[0], tg_argv[1], tg_argv[2]);
+    elsif tg_level = 'STATEMENT' and tg_argv[3] = 'set null' then
+        execute format('update %1$I c set %2$I = null where c.%2$I in (select %3$I from old_rows)',
+                       tg_argv[0], tg_argv[1], tg_argv[2]);
+    elsif tg_level = 'STATEMENT' then
+        execute format($check$
+            select c.%2$I::text from %1$I c where c.%2$I in (select %3$I from old_rows)
+            and not exists (select from %4$I p where p.%3$I = c.%2$I) limit 1
+            $check$, tg_argv[0], tg_argv[1], tg_argv[2], tg_table_name) into left_behind;
+    else
+        execute format($check$
+            select ($1).%3$I::text where ($1).%3$I is distinct from ($2).%3$I
+            and exists (select from %1$I c where c.%2$I = ($1).%3$I)
+            $check$, tg_argv[0], tg_argv[1], tg_argv[2]) using old, new into left_behind;
+    end if;
+    if left_behind is not null then
+        raise foreign_key_violation using
+            message = format('update or delete on table "%s" violates the reference from table "%s"',
+                             tg_table_name, tg_argv[0]),
+            detail = format('Key (%s)=(%s) is still referenced from table "%s".', tg_argv[2], left_behind, tg_argv[0]);
+    end if;
+    return null;
+end $_$;
+
 CREATE FUNCTION public.cancel_member_joined() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -42,6 +73,46 @@ CREATE FUNCTION public.cancel_ride_full(offer bigint, way text) RETURNS void
     where n.ride_pairing_id = s.id and n.kind = 'ride-full' and n.status = 'pending'
     and s.offer_id = offer and s.leg = way
 $$;
+
+CREATE FUNCTION public.check_references() RETURNS trigger
+    LANGUAGE plpgsql
+    SET enable_seqscan TO 'off'
+    AS $_$
+declare
+    i integer := 0;
+    wanted bigint;
+    held bigint;
+    missing text;
+begin
+    while i < tg_nargs loop
+        if tg_level = 'STATEMENT' then
+            execute format($check$
+                select count(*), (select count(distinct %1$I) from new_rows)
+                from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
+                cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
+                $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
+            if held < wanted then
+                execute format($check$
+                    select min(n.%1$I::text) from new_rows n
+                    where n.%1$I is not null and not exists (select from %2$I p where p.%3$I = n.%1$I)
+                    $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into missing;
+            end if;
+        else
+            execute format($check$
+                select ($1).%1$I::text where ($1).%1$I is distinct from ($2).%1$I and ($1).%1$I is not null
+                and not exists (select from %2$I p where p.%3$I = ($1).%1$I for key share)
+                $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) using new, old into missing;
+        end if;
+        if missing is not null then
+            raise foreign_key_violation using
+                message = format('insert or update on table "%s" violates its reference to table "%s"',
+                                 tg_table_name, tg_argv[i + 1]),
+                detail = format('Key (%s)=(%s) is not present in table "%s".', tg_argv[i], missing, tg_argv[i + 1]);
+        end if;
+        i := i + 3;
+    end loop;
+    return null;
+end $_$;
 
 CREATE FUNCTION public.check_ride_pairings() RETURNS trigger
     LANGUAGE plpgsql
@@ -1983,6 +2054,34 @@ CREATE TRIGGER ministry_teams_record_run_update AFTER UPDATE ON public.ministry_
 
 CREATE TRIGGER ministry_teams_touch_updated_at BEFORE UPDATE ON public.ministry_teams FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
 
+CREATE TRIGGER notifications_attendance_id_on_delete AFTER DELETE ON public.attendance REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'attendance_id', 'id', 'set null');
+
+CREATE TRIGGER notifications_attendance_id_on_key_update AFTER UPDATE OF id ON public.attendance FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'attendance_id', 'id', 'set null');
+
+CREATE TRIGGER notifications_check_references_on_insert AFTER INSERT ON public.notifications REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id', 'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id', 'ministry_id', 'ministries', 'id');
+
+CREATE TRIGGER notifications_check_references_on_update AFTER UPDATE OF kind, membership_id, recipient_id, ride_pairing_id, attendance_id, ministry_id ON public.notifications FOR EACH ROW EXECUTE FUNCTION public.check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id', 'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id', 'ministry_id', 'ministries', 'id');
+
+CREATE TRIGGER notifications_kind_on_delete AFTER DELETE ON public.notification_kinds REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'kind', 'kind', 'no action');
+
+CREATE TRIGGER notifications_kind_on_key_update AFTER UPDATE OF kind ON public.notification_kinds FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'kind', 'kind', 'no action');
+
+CREATE TRIGGER notifications_membership_id_on_delete AFTER DELETE ON public.memberships REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'membership_id', 'id', 'set null');
+
+CREATE TRIGGER notifications_membership_id_on_key_update AFTER UPDATE OF id ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'membership_id', 'id', 'set null');
+
+CREATE TRIGGER notifications_ministry_id_on_delete AFTER DELETE ON public.ministries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'ministry_id', 'id', 'cascade');
+
+CREATE TRIGGER notifications_ministry_id_on_key_update AFTER UPDATE OF id ON public.ministries FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'ministry_id', 'id', 'cascade');
+
+CREATE TRIGGER notifications_recipient_id_on_delete AFTER DELETE ON public.people REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'recipient_id', 'id', 'cascade');
+
+CREATE TRIGGER notifications_recipient_id_on_key_update AFTER UPDATE OF id ON public.people FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'recipient_id', 'id', 'cascade');
+
+CREATE TRIGGER notifications_ride_pairing_id_on_delete AFTER DELETE ON public.ride_pairings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'ride_pairing_id', 'id', 'set null');
+
+CREATE TRIGGER notifications_ride_pairing_id_on_key_update AFTER UPDATE OF id ON public.ride_pairings FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'ride_pairing_id', 'id', 'set null');
+
 CREATE TRIGGER notifications_skip_inactive_membership BEFORE INSERT ON public.notifications FOR EACH ROW WHEN (((new.membership_id IS NOT NULL) AND ((new.kind <> ALL (ARRAY['joined'::text, 'welcome'::text])) OR (pg_trigger_depth() = 0)))) EXECUTE FUNCTION public.skip_notification_of_inactive_membership();
 
 CREATE TRIGGER notifications_touch_updated_at BEFORE UPDATE ON public.notifications FOR EACH ROW EXECUTE FUNCTION public.touch_updated_at();
@@ -2119,24 +2218,6 @@ ALTER TABLE ONLY public.ministries
 
 ALTER TABLE ONLY public.ministry_teams
     ADD CONSTRAINT ministry_teams_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE RESTRICT;
-
-ALTER TABLE ONLY public.notifications
-    ADD CONSTRAINT notifications_attendance_id_fkey FOREIGN KEY (attendance_id) REFERENCES public.attendance(id) ON DELETE SET NULL;
-
-ALTER TABLE ONLY public.notifications
-    ADD CONSTRAINT notifications_kind_fkey FOREIGN KEY (kind) REFERENCES public.notification_kinds(kind);
-
-ALTER TABLE ONLY public.notifications
-    ADD CONSTRAINT notifications_membership_id_fkey FOREIGN KEY (membership_id) REFERENCES public.memberships(id) ON DELETE SET NULL;
-
-ALTER TABLE ONLY public.notifications
-    ADD CONSTRAINT notifications_ministry_id_fkey FOREIGN KEY (ministry_id) REFERENCES public.ministries(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY public.notifications
-    ADD CONSTRAINT notifications_recipient_id_fkey FOREIGN KEY (recipient_id) REFERENCES public.people(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY public.notifications
-    ADD CONSTRAINT notifications_ride_pairing_id_fkey FOREIGN KEY (ride_pairing_id) REFERENCES public.ride_pairings(id) ON DELETE SET NULL;
 
 ALTER TABLE ONLY public.people
     ADD CONSTRAINT people_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE SET NULL;
