@@ -56,12 +56,25 @@ struct NameMatcher {
     }
 
     private let entries: [Entry]
+    /// By letter, in the order of `entries`: those whose name's first word begins with it, and those
+    /// with any word that does. A word of a cell matches a word of a name (whole, as its start, or as
+    /// initials of a run of words) only when both begin with the same letter, so rules 3 and 4 only
+    /// try these.
+    private let byFirstWordInitial: [Character: [Entry]]
+    private let byAnyWordInitial: [Character: [Entry]]
 
     init(_ candidates: [Candidate]) {
         entries = candidates.map { candidate in
             let words = NameWords.words(of: candidate.name)
             return Entry(candidate: candidate, key: words.joined(), codeKey: Vocabulary.key(candidate.code), words: words)
         }
+        var byFirstWordInitial: [Character: [Entry]] = [:], byAnyWordInitial: [Character: [Entry]] = [:]
+        for entry in entries {
+            if let initial = entry.words.first?.first { byFirstWordInitial[initial, default: []].append(entry) }
+            for initial in Set(entry.words.compactMap(\.first)) { byAnyWordInitial[initial, default: []].append(entry) }
+        }
+        self.byFirstWordInitial = byFirstWordInitial
+        self.byAnyWordInitial = byAnyWordInitial
     }
 
     func match(_ text: String, scope: String? = nil) -> Match {
@@ -70,14 +83,15 @@ struct NameMatcher {
         guard !words.isEmpty else { return .none }
         let key = words.joined()
         let cell = words.map { CellWord(text: $0, letters: $0.count) }
-        let rules: [(Entry) -> Bool] = [
-            { $0.candidate.code == lower },
-            { $0.key == key || $0.codeKey == key },
-            { Self.wordsMatch(cell[...], $0.words[...], anchored: true) },
-            { Self.wordsMatch(cell[...], $0.words[...], anchored: false) },
+        let initial = words[0].first!
+        let rules: [(tried: [Entry], matches: (Entry) -> Bool)] = [
+            (entries, { $0.candidate.code == lower }),
+            (entries, { $0.key == key || $0.codeKey == key }),
+            (byFirstWordInitial[initial] ?? [], { Self.wordsMatch(cell[...], $0.words[...], anchored: true) }),
+            (byAnyWordInitial[initial] ?? [], { Self.wordsMatch(cell[...], $0.words[...], anchored: false) }),
         ]
         for rule in rules {
-            let matched = entries.filter(rule).map(\.candidate)
+            let matched = rule.tried.filter(rule.matches).map(\.candidate)
             if matched.count == 1 { return .found(matched[0]) }
             guard matched.count > 1 else { continue }
             let inScope = scope.map { scope in matched.filter { $0.scope == scope } } ?? []
