@@ -30,9 +30,12 @@ extension Placement {
     /// Saves every student through the students kind's staging table and merge: a later answer of
     /// the same student updates what an earlier one wrote; a blank phone or graduation year keeps the
     /// stored one. Each answer counts as inserted, updated or unchanged. Returns the person ids in
-    /// the order of `students`.
-    mutating func savePeople(_ students: [Student]) throws -> [String] {
-        guard !students.isEmpty else { return [] }
+    /// the order of `students`. `work` runs here while the server writes them.
+    mutating func savePeople(_ students: [Student], while work: () throws -> Void) throws -> [String] {
+        guard !students.isEmpty else {
+            try work()
+            return []
+        }
         let emails = Array(Set(students.map(\.email)))
         var stored: [String: PersonRow] = [:]
         for row in try connection.query("""
@@ -62,7 +65,7 @@ extension Placement {
         }
         // Every student's row is written (and so locked until the run commits), an unchanged one
         // left as it is.
-        try merge(order.map { saved[$0]!.values(email: $0) }, as: Self.studentRows)
+        try merge(order.map { saved[$0]!.values(email: $0) }, as: Self.studentRows, while: work)
         var ids: [String: String] = [:]
         for row in try connection.query("""
             select lower(email), id from people where lower(email) = any(\(emails)::text[])
@@ -85,14 +88,25 @@ extension Placement {
     @discardableResult
     private func merge(_ rows: [[String?]], as spec: KindSpec,
                        updatingOnlyWhere condition: SQLFragment? = nil) throws -> Int {
+        defer { try? connection.execute("drop table if exists stage") }
+        try stage(rows, as: spec)
+        return try connection.query(MergeSQL(spec: spec, blank: .clear).upsert(updatingOnlyWhere: condition)).rows.count
+    }
+
+    /// The same, running `work` here while the server merges.
+    private func merge(_ rows: [[String?]], as spec: KindSpec, while work: () throws -> Void) throws {
+        defer { try? connection.execute("drop table if exists stage") }
+        try stage(rows, as: spec)
+        try connection.execute(MergeSQL(spec: spec, blank: .clear).upsert(), while: work)
+    }
+
+    /// `rows` staged as `import` stages a file, in a new temporary table `stage`.
+    private func stage(_ rows: [[String?]], as spec: KindSpec) throws {
         let encoder = StagingEncoder(spec: spec)
         try connection.execute(encoder.createTable)
-        defer { try? connection.execute("drop table if exists stage") }
         var staged: [UInt8] = []
         for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
         try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
-        let upsert = MergeSQL(spec: spec, blank: .clear).upsert(updatingOnlyWhere: condition)
-        return try connection.query(upsert).rows.count
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the

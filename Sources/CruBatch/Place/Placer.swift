@@ -268,39 +268,49 @@ struct Placement {
 
     /// Places the answers in file order. Each answer is decided in memory, as if the answers before
     /// it were written; the writes go in a handful of statements for the whole file (`savePeople`,
-    /// `addMinistries`, joins in batches), not several per answer.
-    mutating func placeAll(_ answers: [QuestionnaireAnswer]) throws -> [PlaceReport.Entry] {
+    /// `addMinistries`, joins in batches), not several per answer. The availabilities are parsed
+    /// while the server saves the students: who is saved does not depend on them.
+    mutating func placeAll(_ written: [QuestionnaireAnswer]) throws -> [PlaceReport.Entry] {
+        var answers = written
         var entries: [PlaceReport.Entry] = []
         var students: [Student] = []
         // Each answer's names are matched on their own, so the answers are split over the cores.
         let references = references
-        let resolved = Concurrently.parts(of: answers.count) { part in
+        let resolved = Concurrently.parts(of: written.count) { part in
             var references = references
-            return answers[part].map { answer in
+            return written[part].map { answer in
                 var problems = answer.diagnostics
                 let (campus, chosen) = references.resolve(answer, problems: &problems)
                 return (campus: campus, chosen: chosen, problems: problems)
             }
         }.flatMap { $0 }
-        for (answer, (campus, chosen, problems)) in zip(answers, resolved) {
+        for (answer, (campus, chosen, problems)) in zip(written, resolved) {
             var entry = PlaceReport.Entry(line: answer.line, email: answer.email ?? answer.emailText, name: answer.name,
-                                          outcome: .invalid, availability: answer.availability?.description)
+                                          outcome: .invalid)
             diagnostics += problems
-            let errors = problems.filter { $0.severity == .error }
-            let personErrors = errors.filter { $0.field != PlaceField.availability.rawValue || !answer.availabilityUnreadable }
-            if let first = personErrors.first {
+            if let first = problems.first(where: { $0.severity == .error }) {
                 entry.reason = first.code.rawValue
                 entry.message = first.message
             } else if let campus, let email = answer.email, let sex = answer.sex {
                 students.append(Student(entry: entries.count, answer: answer, email: email, sex: sex, campus: campus,
-                                        chosen: chosen, firstError: errors.first?.message))
+                                        chosen: chosen))
             } else {
                 entry.reason = DiagnosticCode.missingValue.rawValue
             }
             entries.append(entry)
         }
-        let ids = try savePeople(students)
-        for index in students.indices { students[index].personID = ids[index] }
+        let file = file
+        var unreadable: [Int: Diagnostic] = [:]
+        let ids = try savePeople(students) {
+            unreadable = QuestionnaireAnswer.readAvailabilities(of: &answers, file: file)
+        }
+        diagnostics += unreadable.keys.sorted().compactMap { unreadable[$0] }
+        for index in entries.indices { entries[index].availability = answers[index].availability?.description }
+        for index in students.indices {
+            students[index].personID = ids[index]
+            students[index].answer = answers[students[index].entry]
+            students[index].availabilityError = unreadable[students[index].entry]?.message
+        }
         try addMinistries(students)
         memberships = try StudentMemberships.load(of: ids, connection: connection)
         for student in students {
@@ -313,13 +323,13 @@ struct Placement {
     /// An answer whose student is saved, and maybe placed.
     struct Student {
         let entry: Int
-        let answer: QuestionnaireAnswer
+        var answer: QuestionnaireAnswer
         let email: String
         let sex: String
         let campus: Campus
         let chosen: [Ministry]
         /// The availability's error, for an answer whose availability cannot be read.
-        let firstError: String?
+        var availabilityError: String?
         var personID = ""
     }
 
@@ -328,7 +338,7 @@ struct Placement {
         let answer = student.answer, chosen = student.chosen, sex = student.sex, personID = student.personID
         guard let availability = answer.availability, !answer.availabilityUnreadable else {
             entry.outcome = .unparseableAvailability
-            entry.message = student.firstError
+            entry.message = student.availabilityError
             return entry
         }
         let chosenIDs = Set(chosen.map(\.id))

@@ -176,6 +176,8 @@ struct QuestionnaireAnswer: Sendable {
     var ministriesText = ""
     var ministriesColumn: Int?
     var availabilityText = ""
+    var availabilityColumn: Int?
+    /// Nil until `readAvailabilities` has parsed it.
     var availability: Availability?
     var diagnostics: [Diagnostic] = []
     /// The availability (and nothing else) could not be read.
@@ -216,14 +218,12 @@ struct QuestionnaireReader {
             contents.warnings += table.takeWarnings() + header.warnings
             let rows = try Self.rows(of: table, warnings: &contents.warnings)
             contents.sha256 = table.sha256Hex
-            // Each row is read on its own, so the rows are split over the cores; availability answers
-            // repeat (checkboxes of a form), so each part reads a text once.
+            // Each row is read on its own, so the rows are split over the cores.
             let file = displayName
             contents.answers = Concurrently.parts(of: rows.count) { part in
-                var availabilities: [String: Result<Availability, AvailabilityError>] = [:]
-                return rows[part].map { row in
+                rows[part].map { row in
                     var reader = AnswerReader(row: row, header: header, file: file)
-                    return reader.read(availabilities: &availabilities)
+                    return reader.read()
                 }
             }.flatMap { $0 }
         } catch let unreadable as Diagnostic {
@@ -259,8 +259,8 @@ private struct AnswerReader {
         answer.diagnostics += row.problems
     }
 
-    /// The answer; `availabilities` holds the availability texts read so far, and gets this one's.
-    mutating func read(availabilities: inout [String: Result<Availability, AvailabilityError>]) -> QuestionnaireAnswer {
+    /// The answer, its availability as written (`readAvailabilities` parses it).
+    mutating func read() -> QuestionnaireAnswer {
         answer.emailText = cell(.email)?.text.lowercased() ?? ""
         answer.email = value(.email, as: .email, required: true)
         readName()
@@ -271,7 +271,7 @@ private struct AnswerReader {
         answer.gradYear = year.gradYear.flatMap { Int($0) }
         readCampus()
         readMinistries()
-        readAvailability(availabilities: &availabilities)
+        readAvailability()
         return answer
     }
 
@@ -317,23 +317,14 @@ private struct AnswerReader {
         }
     }
 
-    /// The availability, parsed; an unreadable one is noted as such, for the report.
-    private mutating func readAvailability(availabilities: inout [String: Result<Availability, AvailabilityError>]) {
+    /// The availability as written; an empty one is an error of the answer.
+    private mutating func readAvailability() {
         guard let (text, column) = cell(.availability) else { return }
         answer.availabilityText = text
-        guard !text.isEmpty else {
+        answer.availabilityColumn = column
+        if text.isEmpty {
             problem(.availability, column, .missingValue, "availability is required but empty",
                     hint: AvailabilityError.hint)
-            return
-        }
-        let parsed = availabilities[text] ?? Result { () throws(AvailabilityError) in try Availability.parse(text) }
-        availabilities[text] = parsed
-        switch parsed {
-        case .success(let availability):
-            answer.availability = availability
-        case .failure(let error):
-            answer.availabilityUnreadable = true
-            problem(.availability, column, .typeError, error.description, hint: AvailabilityError.hint)
         }
     }
 
@@ -367,5 +358,41 @@ private struct AnswerReader {
 
     private mutating func value(_ field: PlaceField, as type: CellType, required: Bool) -> String? {
         reading(field, as: type, required: required).value
+    }
+}
+
+extension QuestionnaireAnswer {
+    /// Parses the availability of each answer that wrote one, in place: an unreadable one is marked
+    /// (`availabilityUnreadable`) and its type-error returned, with the index of its answer. Nothing
+    /// else an answer holds depends on it, so `place` runs this while the server saves the students.
+    /// The answers are split over the cores; texts repeat (checkboxes of a form), so each part parses
+    /// a text once.
+    static func readAvailabilities(of answers: inout [QuestionnaireAnswer], file: String) -> [Int: Diagnostic] {
+        let written = answers
+        let parsed = Concurrently.parts(of: written.count) { part in
+            var known: [String: Result<Availability, AvailabilityError>] = [:]
+            return written[part].map { answer -> Result<Availability, AvailabilityError>? in
+                guard !answer.availabilityText.isEmpty else { return nil }
+                let result = known[answer.availabilityText]
+                    ?? Result { () throws(AvailabilityError) in try Availability.parse(answer.availabilityText) }
+                known[answer.availabilityText] = result
+                return result
+            }
+        }.flatMap { $0 }
+        var unreadable: [Int: Diagnostic] = [:]
+        for (index, result) in parsed.enumerated() {
+            switch result {
+            case .success(let availability)?:
+                answers[index].availability = availability
+            case .failure(let error)?:
+                answers[index].availabilityUnreadable = true
+                unreadable[index] = Diagnostic(file: file, line: answers[index].line, column: answers[index].availabilityColumn,
+                                               field: PlaceField.availability.rawValue, code: .typeError,
+                                               message: error.description, hint: AvailabilityError.hint)
+            case nil:
+                break
+            }
+        }
+        return unreadable
     }
 }
