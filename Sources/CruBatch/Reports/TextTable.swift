@@ -31,13 +31,18 @@ struct TextTable {
         let widths = headers.indices.map { column in
             max(counts.map { $0[column] }.max() ?? 0, minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
         }
+        // Each line is built in one string: reports of 10,000 rows are printed whole.
         return zip(all, counts).map { cells, counts in
-            cells.indices.map { column in
-                let cell = cells[column]
-                if freeLastColumn && column == cells.count - 1 { return cell }
-                let padding = String(repeating: " ", count: max(0, widths[column] - counts[column]))
-                return alignments[column] == .left ? cell + padding : padding + cell
-            }.joined(separator: "  ").trimmingTrailingSpaces()
+            var line = ""
+            for column in cells.indices {
+                if column > 0 { line += "  " }
+                let free = freeLastColumn && column == cells.count - 1
+                let padding = free ? 0 : max(0, widths[column] - counts[column])
+                if alignments[column] == .right { line.append(contentsOf: repeatElement(" ", count: padding)) }
+                line += cells[column]
+                if alignments[column] == .left { line.append(contentsOf: repeatElement(" ", count: padding)) }
+            }
+            return line.trimmingTrailingSpaces()
         }
     }
 
