@@ -4,6 +4,7 @@ CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 
 CREATE FUNCTION public.apply_references() RETURNS trigger
     LANGUAGE plpgsql
+    SET enable_seqscan TO 'off'
     AS $_$
 declare
     left_behind text;
@@ -22,7 +23,8 @@ begin
         execute format($check$
             select ($1).%3$I::text where ($1).%3$I is distinct from ($2).%3$I
             and exists (select from %1$I c where c.%2$I = ($1).%3$I)
-            $check$, tg_argv[0], tg_argv[1], tg_argv[2]) using old, new into left_behind;
+            and not exists (select from %4$I p where p.%3$I = ($1).%3$I)
+            $check$, tg_argv[0], tg_argv[1], tg_argv[2], tg_table_name) using old, new into left_behind;
     end if;
     if left_behind is not null then
         raise foreign_key_violation using
@@ -86,17 +88,20 @@ declare
 begin
     while i < tg_nargs loop
         if tg_level = 'STATEMENT' then
-            execute format($check$
-                select count(*), (select count(distinct %1$I) from new_rows)
-                from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
-                cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
-                $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
-            if held < wanted then
+            loop
+                execute format($check$
+                    select count(*), (select count(distinct %1$I) from new_rows)
+                    from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
+                    cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
+                    $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
+                exit when held = wanted;
                 execute format($check$
                     select min(n.%1$I::text) from new_rows n
                     where n.%1$I is not null and not exists (select from %2$I p where p.%3$I = n.%1$I)
                     $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into missing;
-            end if;
+                -- None missing now: a row came back between the two queries, and is locked again.
+                exit when missing is not null;
+            end loop;
         else
             execute format($check$
                 select ($1).%1$I::text where ($1).%1$I is distinct from ($2).%1$I and ($1).%1$I is not null
@@ -2056,31 +2061,31 @@ CREATE TRIGGER ministry_teams_touch_updated_at BEFORE UPDATE ON public.ministry_
 
 CREATE TRIGGER notifications_attendance_id_on_delete AFTER DELETE ON public.attendance REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'attendance_id', 'id', 'set null');
 
-CREATE TRIGGER notifications_attendance_id_on_key_update AFTER UPDATE OF id ON public.attendance FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'attendance_id', 'id', 'set null');
+CREATE TRIGGER notifications_attendance_id_on_key_update AFTER UPDATE OF id ON public.attendance FOR EACH ROW WHEN ((new.id IS DISTINCT FROM old.id)) EXECUTE FUNCTION public.apply_references('notifications', 'attendance_id', 'id', 'set null');
 
 CREATE TRIGGER notifications_check_references_on_insert AFTER INSERT ON public.notifications REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id', 'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id', 'ministry_id', 'ministries', 'id');
 
-CREATE TRIGGER notifications_check_references_on_update AFTER UPDATE OF kind, membership_id, recipient_id, ride_pairing_id, attendance_id, ministry_id ON public.notifications FOR EACH ROW EXECUTE FUNCTION public.check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id', 'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id', 'ministry_id', 'ministries', 'id');
+CREATE TRIGGER notifications_check_references_on_update AFTER UPDATE ON public.notifications FOR EACH ROW WHEN ((((new.kind IS DISTINCT FROM old.kind) AND (new.kind IS NOT NULL)) OR ((new.membership_id IS DISTINCT FROM old.membership_id) AND (new.membership_id IS NOT NULL)) OR ((new.recipient_id IS DISTINCT FROM old.recipient_id) AND (new.recipient_id IS NOT NULL)) OR ((new.ride_pairing_id IS DISTINCT FROM old.ride_pairing_id) AND (new.ride_pairing_id IS NOT NULL)) OR ((new.attendance_id IS DISTINCT FROM old.attendance_id) AND (new.attendance_id IS NOT NULL)) OR ((new.ministry_id IS DISTINCT FROM old.ministry_id) AND (new.ministry_id IS NOT NULL)))) EXECUTE FUNCTION public.check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id', 'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id', 'ministry_id', 'ministries', 'id');
 
 CREATE TRIGGER notifications_kind_on_delete AFTER DELETE ON public.notification_kinds REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'kind', 'kind', 'no action');
 
-CREATE TRIGGER notifications_kind_on_key_update AFTER UPDATE OF kind ON public.notification_kinds FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'kind', 'kind', 'no action');
+CREATE TRIGGER notifications_kind_on_key_update AFTER UPDATE OF kind ON public.notification_kinds FOR EACH ROW WHEN ((new.kind IS DISTINCT FROM old.kind)) EXECUTE FUNCTION public.apply_references('notifications', 'kind', 'kind', 'no action');
 
 CREATE TRIGGER notifications_membership_id_on_delete AFTER DELETE ON public.memberships REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'membership_id', 'id', 'set null');
 
-CREATE TRIGGER notifications_membership_id_on_key_update AFTER UPDATE OF id ON public.memberships FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'membership_id', 'id', 'set null');
+CREATE TRIGGER notifications_membership_id_on_key_update AFTER UPDATE OF id ON public.memberships FOR EACH ROW WHEN ((new.id IS DISTINCT FROM old.id)) EXECUTE FUNCTION public.apply_references('notifications', 'membership_id', 'id', 'set null');
 
 CREATE TRIGGER notifications_ministry_id_on_delete AFTER DELETE ON public.ministries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'ministry_id', 'id', 'cascade');
 
-CREATE TRIGGER notifications_ministry_id_on_key_update AFTER UPDATE OF id ON public.ministries FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'ministry_id', 'id', 'cascade');
+CREATE TRIGGER notifications_ministry_id_on_key_update AFTER UPDATE OF id ON public.ministries FOR EACH ROW WHEN ((new.id IS DISTINCT FROM old.id)) EXECUTE FUNCTION public.apply_references('notifications', 'ministry_id', 'id', 'cascade');
 
 CREATE TRIGGER notifications_recipient_id_on_delete AFTER DELETE ON public.people REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'recipient_id', 'id', 'cascade');
 
-CREATE TRIGGER notifications_recipient_id_on_key_update AFTER UPDATE OF id ON public.people FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'recipient_id', 'id', 'cascade');
+CREATE TRIGGER notifications_recipient_id_on_key_update AFTER UPDATE OF id ON public.people FOR EACH ROW WHEN ((new.id IS DISTINCT FROM old.id)) EXECUTE FUNCTION public.apply_references('notifications', 'recipient_id', 'id', 'cascade');
 
 CREATE TRIGGER notifications_ride_pairing_id_on_delete AFTER DELETE ON public.ride_pairings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.apply_references('notifications', 'ride_pairing_id', 'id', 'set null');
 
-CREATE TRIGGER notifications_ride_pairing_id_on_key_update AFTER UPDATE OF id ON public.ride_pairings FOR EACH ROW EXECUTE FUNCTION public.apply_references('notifications', 'ride_pairing_id', 'id', 'set null');
+CREATE TRIGGER notifications_ride_pairing_id_on_key_update AFTER UPDATE OF id ON public.ride_pairings FOR EACH ROW WHEN ((new.id IS DISTINCT FROM old.id)) EXECUTE FUNCTION public.apply_references('notifications', 'ride_pairing_id', 'id', 'set null');
 
 CREATE TRIGGER notifications_skip_inactive_membership BEFORE INSERT ON public.notifications FOR EACH ROW WHEN (((new.membership_id IS NOT NULL) AND ((new.kind <> ALL (ARRAY['joined'::text, 'welcome'::text])) OR (pg_trigger_depth() = 0)))) EXECUTE FUNCTION public.skip_notification_of_inactive_membership();
 

@@ -110,7 +110,7 @@ struct OutboxReferencesTests {
         #expect(try database.count("select count(*) from notifications") == all - 1)
     }
 
-    @Test("deleting a membership leaves its messages without it")
+    @Test("deleting a membership leaves its messages without it, and checks no reference of theirs")
     func membershipDeleted() throws {
         let database = try TestDatabase(importing: "central-coast")
         let connection = try database.connect()
@@ -119,7 +119,14 @@ struct OutboxReferencesTests {
         let aboutNothing = try database.count("select count(*) from notifications where membership_id is null")
         let all = try database.count("select count(*) from notifications")
         try #require(about > 0)
-        try connection.execute("delete from memberships where id = \(membership)")
+        try connection.transaction {
+            try connection.execute("set local track_functions = 'pl'")
+            try connection.execute("delete from memberships where id = \(membership)")
+            // Setting a reference to null is not a reference to check.
+            #expect(try connection.query("""
+                select coalesce(sum(calls), 0)::int from pg_stat_xact_user_functions where funcname = 'check_references'
+                """).scalar(Int.self) == 0)
+        }
         #expect(try database.count("select count(*) from notifications where membership_id is null") == aboutNothing + about)
         #expect(try database.count("select count(*) from notifications") == all)
     }
@@ -157,21 +164,32 @@ struct OutboxReferencesTests {
         }
     }
 
-    /// The writer holds its transaction open for a moment after queuing; the other session deletes
-    /// the person meanwhile.
+    /// Waits until a session of the database at `url` waits for a lock.
+    private static func waitForBlocked(_ url: String) throws -> Bool {
+        let watcher = try PostgresConnection(url)
+        return try waitUntil(timeout: 20) {
+            try watcher.query("""
+                select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+                """).scalar(Int.self) > 0
+        }
+    }
+
+    /// Each side holds its transaction open until the other waits for it.
     @Test("a person deleted while a writer queues a message to them: the delete waits and takes the message too; a writer that waited for the delete fails with 23503")
     func deleteRacesWriter() throws {
         let database = try RideShare.database([RideShare.Car(seats: 2)], riders: ["to"])
         let url = database.url
+        let queued = DispatchSemaphore(value: 0)
         let queueFirst = Outcomes.race(["writer", "deleter"]) { role in
             let connection = try PostgresConnection(url)
             if role == "writer" {
                 try connection.transaction {
                     try connection.query(Self.queue("ride-paired", to: "p1@example.edu", key: "first"))
-                    Thread.sleep(forTimeInterval: 0.5)
+                    queued.signal()
+                    guard try Self.waitForBlocked(url) else { throw TestSetupError("the delete did not wait for the writer") }
                 }
             } else {
-                Thread.sleep(forTimeInterval: 0.2)
+                queued.wait()
                 try connection.execute("delete from people where email = 'p1@example.edu'")
             }
         }
@@ -179,15 +197,17 @@ struct OutboxReferencesTests {
         #expect(try database.count("select count(*) from people where email = 'p1@example.edu'") == 0)
         #expect(try database.count("select count(*) from notifications") == 0)
 
+        let deleted = DispatchSemaphore(value: 0)
         let deleteFirst = Outcomes.race(["writer", "deleter"]) { role in
             let connection = try PostgresConnection(url)
             if role == "deleter" {
                 try connection.transaction {
                     try connection.execute("delete from people where email = 'd1@example.org'")
-                    Thread.sleep(forTimeInterval: 0.5)
+                    deleted.signal()
+                    guard try Self.waitForBlocked(url) else { throw TestSetupError("the writer did not wait for the delete") }
                 }
             } else {
-                Thread.sleep(forTimeInterval: 0.2)
+                deleted.wait()
                 try connection.execute("""
                     insert into notifications (kind, recipient_id, dedupe_key)
                     select 'ride-full', id, 'second' from people where email = 'd1@example.org'

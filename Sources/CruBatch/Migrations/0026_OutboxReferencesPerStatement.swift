@@ -1,24 +1,28 @@
 extension Migration {
     /// The outbox checks its six references once per statement instead of once per row. A declared
     /// foreign key runs a query of its own for every row a statement inserts. `place` of 10,000
-    /// answers queues 11,882 messages and `rides pair` of 10,000 requests 30,426, so three live
-    /// references each made a sixth of their time. The outbox is always written in statements of
-    /// many rows, by the triggers that queue messages.
+    /// answers queues 11,882 messages and `rides pair` of 10,000 requests 30,426, and the three
+    /// references a message fills made together a sixth of each command's time. The outbox is
+    /// always written in statements of many rows, by the triggers that queue messages.
     ///
     /// What the declared keys did is kept, by two trigger functions that take the references as
     /// arguments:
     /// - `check_references(column, table, key, ...)` runs on the referencing table. After an insert
     ///   it runs once per statement: the rows its values name are locked `for key share`, in key
-    ///   order, as a declared key's check locks its row, and counted against its distinct values. Until
-    ///   the writer commits, nobody can delete a row its messages name. After an update of a
-    ///   reference column it runs for each row whose reference changed, as a declared key's check
-    ///   does. A value that is not there fails the statement with 23503, naming the column, the value
-    ///   and the table. Lookups go by key whatever the statistics say (`enable_seqscan` off).
+    ///   order, as a declared key's check locks its row, and counted against its distinct values.
+    ///   Until the writer commits, nobody can delete a row its messages name. After an update it runs for
+    ///   each row whose reference changed to a value (not to null), as a declared key's check does.
+    ///   A value that is not there fails the statement with 23503, naming the column, the value and
+    ///   the table.
     /// - `apply_references(table, column, key, action)` runs on the referenced table. After a
     ///   statement deletes rows, it deletes the messages that name them (`cascade`: a person, a
     ///   ministry), sets the reference to null (`set null`: a membership, a ride pairing, a check-in),
     ///   or fails with 23503 while one still names them (`no action`: a kind). An update that
-    ///   changes a referenced key fails the same way when messages name the old key.
+    ///   changes a referenced key fails the same way when messages name the old key and no row has it
+    ///   any more.
+    ///
+    /// Both look rows up by key whatever the statistics say (`enable_seqscan` off), as the other
+    /// triggers do.
     ///
     /// Under READ COMMITTED the two take turns as declared keys do. A delete waits for the writer
     /// that locked the row, then its statement sees that writer's messages and deletes them too.
@@ -33,17 +37,20 @@ extension Migration {
     begin
         while i < tg_nargs loop
             if tg_level = 'STATEMENT' then
-                execute format($check$
-                    select count(*), (select count(distinct %1$I) from new_rows)
-                    from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
-                    cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
-                    $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
-                if held < wanted then
+                loop
+                    execute format($check$
+                        select count(*), (select count(distinct %1$I) from new_rows)
+                        from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
+                        cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
+                        $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
+                    exit when held = wanted;
                     execute format($check$
                         select min(n.%1$I::text) from new_rows n
                         where n.%1$I is not null and not exists (select from %2$I p where p.%3$I = n.%1$I)
                         $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into missing;
-                end if;
+                    -- None missing now: a row came back between the two queries, and is locked again.
+                    exit when missing is not null;
+                end loop;
             else
                 execute format($check$
                     select ($1).%1$I::text where ($1).%1$I is distinct from ($2).%1$I and ($1).%1$I is not null
@@ -61,7 +68,7 @@ extension Migration {
         return null;
     end $$;
 
-    create function apply_references() returns trigger language plpgsql as $$
+    create function apply_references() returns trigger language plpgsql set enable_seqscan = off as $$
     declare
         left_behind text;
     begin
@@ -79,7 +86,8 @@ extension Migration {
             execute format($check$
                 select ($1).%3$I::text where ($1).%3$I is distinct from ($2).%3$I
                 and exists (select from %1$I c where c.%2$I = ($1).%3$I)
-                $check$, tg_argv[0], tg_argv[1], tg_argv[2]) using old, new into left_behind;
+                and not exists (select from %4$I p where p.%3$I = ($1).%3$I)
+                $check$, tg_argv[0], tg_argv[1], tg_argv[2], tg_table_name) using old, new into left_behind;
         end if;
         if left_behind is not null then
             raise foreign_key_violation using
@@ -90,43 +98,48 @@ extension Migration {
         return null;
     end $$;
 
-    alter table notifications
-        drop constraint notifications_kind_fkey, drop constraint notifications_membership_id_fkey,
-        drop constraint notifications_recipient_id_fkey, drop constraint notifications_ride_pairing_id_fkey,
-        drop constraint notifications_attendance_id_fkey, drop constraint notifications_ministry_id_fkey;
+    alter table notifications \(outboxReferences.map { "drop constraint notifications_\($0.column)_fkey" }.joined(separator: ", "));
 
     create trigger notifications_check_references_on_insert after insert on notifications
-        referencing new table as new_rows for each statement
-        execute function check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id',
-            'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id',
-            'ministry_id', 'ministries', 'id');
-    create trigger notifications_check_references_on_update
-        after update of kind, membership_id, recipient_id, ride_pairing_id, attendance_id, ministry_id on notifications
-        for each row
-        execute function check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id',
-            'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id',
-            'ministry_id', 'ministries', 'id');
+        referencing new table as new_rows for each statement execute function check_references(\(outboxReferenceArguments));
+    create trigger notifications_check_references_on_update after update on notifications for each row
+        when (\(outboxReferencesChanged)) execute function check_references(\(outboxReferenceArguments));
 
-    do $$
-    declare
-        r record;
-    begin
-        for r in select * from (values ('notification_kinds', 'kind', 'kind', 'no action'),
-                                       ('memberships', 'membership_id', 'id', 'set null'),
-                                       ('people', 'recipient_id', 'id', 'cascade'),
-                                       ('ride_pairings', 'ride_pairing_id', 'id', 'set null'),
-                                       ('attendance', 'attendance_id', 'id', 'set null'),
-                                       ('ministries', 'ministry_id', 'id', 'cascade')) v (parent, child_column, parent_key, action)
-        loop
-            execute format('create trigger %I after delete on %I referencing old table as old_rows for each statement '
-                           'execute function apply_references(%L, %L, %L, %L)',
-                           'notifications_' || r.child_column || '_on_delete', r.parent,
-                           'notifications', r.child_column, r.parent_key, r.action);
-            execute format('create trigger %I after update of %I on %I for each row '
-                           'execute function apply_references(%L, %L, %L, %L)',
-                           'notifications_' || r.child_column || '_on_key_update', r.parent_key, r.parent,
-                           'notifications', r.child_column, r.parent_key, r.action);
-        end loop;
-    end $$;
+    \(outboxReferenceActions)
     """)
+
+    /// The outbox's references: its column, the table and key it names, and what a delete there does.
+    private static let outboxReferences: [(column: String, table: String, key: String, onDelete: String)] = [
+        ("kind", "notification_kinds", "kind", "no action"),
+        ("membership_id", "memberships", "id", "set null"),
+        ("recipient_id", "people", "id", "cascade"),
+        ("ride_pairing_id", "ride_pairings", "id", "set null"),
+        ("attendance_id", "attendance", "id", "set null"),
+        ("ministry_id", "ministries", "id", "cascade"),
+    ]
+
+    /// `check_references`' arguments: each reference's column, table and key.
+    private static var outboxReferenceArguments: String {
+        outboxReferences.map { "'\($0.column)', '\($0.table)', '\($0.key)'" }.joined(separator: ", ")
+    }
+
+    /// A row update's condition for checking: a reference changed to a value.
+    private static var outboxReferencesChanged: String {
+        outboxReferences.map { "new.\($0.column) is distinct from old.\($0.column) and new.\($0.column) is not null" }
+            .joined(separator: "\n        or ")
+    }
+
+    /// On each table the outbox names, the triggers that do what a delete or a changed key asks.
+    private static var outboxReferenceActions: String {
+        outboxReferences.map { reference in
+            let arguments = "'notifications', '\(reference.column)', '\(reference.key)', '\(reference.onDelete)'"
+            return """
+                create trigger notifications_\(reference.column)_on_delete after delete on \(reference.table)
+                    referencing old table as old_rows for each statement execute function apply_references(\(arguments));
+                create trigger notifications_\(reference.column)_on_key_update after update of \(reference.key) on \(reference.table)
+                    for each row when (new.\(reference.key) is distinct from old.\(reference.key))
+                    execute function apply_references(\(arguments));
+                """
+        }.joined(separator: "\n    ")
+    }
 }

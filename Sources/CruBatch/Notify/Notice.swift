@@ -20,7 +20,7 @@ extension PersonContact {
     var mailbox: EmailAddress { EmailAddress(email, name: name) }
 }
 
-/// What a notification is about: the table its nullable foreign key points at. A subject reads
+/// What a notification is about: the table its nullable reference points at. A subject reads
 /// the facts of its notifications in one query.
 enum NotificationSubject: String, CaseIterable, Sendable {
     /// A student's membership of a group (`membership_id`).
