@@ -129,4 +129,35 @@ struct BulkLoadTests {
         #expect(try database.count("select count(*) from people where email like '%@bulk.example.edu'") == 12_000)
         #expect(try keys(database).filter(\.validated).count == 3)
     }
+
+    /// `count` questionnaire answers of new students, each choosing Cru at Cal Poly.
+    private static func answers(_ count: Int) -> String {
+        "Timestamp,First name,Last name,Email address,Phone number,Sex,What year are you in school?,"
+            + "Which campus do you attend?,Which ministries are you interested in?,When are you free to meet each week?\n"
+            + (0..<count).map { n in
+                "9/1/2026 10:00:00,Sam,\(lastName(n)),\(lastName(n).lowercased())@place.example.edu,"
+                    + "805-\(300 + n / 10_000)-\(String(format: "%04d", n % 10_000)),F,2,calpoly,cru-calpoly,Mon evening\n"
+            }.joined()
+    }
+
+    @Test("a first placement of 10,000 new students checks the keys of the people and their ministries once")
+    func largeFirstPlacement() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let before = try keys(database)
+        let people = try database.count("select count(*) from people")
+        let result = try withTemporaryFile(bytes(Self.answers(10_000)), named: "answers.csv") { path in
+            try database.run(["place", path, "--quiet"])
+        }
+        // Groups fill up: some answers are not placed.
+        #expect(result.status <= 1, "\(result.stderr)")
+        #expect(try database.count("select count(*) from people") == people + 10_000)
+        #expect(try database.count("""
+            select count(*) from person_ministries pm join people p on p.id = pm.person_id where p.email like '%@place.example.edu'
+            """) == 10_000)
+        let after = try keys(database)
+        #expect(after.map(\.name) == before.map(\.name))
+        #expect(after.map(\.definition) == before.map(\.definition))
+        #expect(after.filter(\.validated).count == before.count)
+        #expect(Set(after.map(\.oid)).isDisjoint(with: before.map(\.oid)), "the keys were checked row by row")
+    }
 }

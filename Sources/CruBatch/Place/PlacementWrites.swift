@@ -31,10 +31,15 @@ extension Placement {
     /// the same student updates what an earlier one wrote; a blank phone or graduation year keeps the
     /// stored one. Each answer counts as inserted, updated or unchanged. Returns the person ids in
     /// the order of `students`. `work` runs here while the server writes them.
-    mutating func savePeople(_ students: [Student], while work: () throws -> Void) throws -> [String] {
+    ///
+    /// Many new students in a table holding fewer (a first placement) are a first load: their keys,
+    /// and those of their ministries, are checked once (`BulkLoadKeys`), and `keys` is what
+    /// `addMinistries`' caller restores.
+    mutating func savePeople(_ students: [Student], while work: () throws -> Void)
+        throws -> (ids: [String], keys: BulkLoadKeys?) {
         guard !students.isEmpty else {
             try work()
-            return []
+            return ([], nil)
         }
         let emails = Array(Set(students.map(\.email)))
         var stored: [String: PersonRow] = [:]
@@ -63,6 +68,8 @@ extension Placement {
             if ordered.insert(student.email).inserted { order.append(student.email) }
             saved[student.email] = after
         }
+        let keys = try BulkLoadKeys.dropIfWorthIt(table: "people", tables: ["people", "person_ministries"],
+                                                  newRows: order.count - stored.count, connection: connection)
         // Every student's row is written (and so locked until the run commits), an unchanged one
         // left as it is.
         try merge(order.map { saved[$0]!.values(email: $0) }, as: Self.studentRows, while: work)
@@ -72,13 +79,13 @@ extension Placement {
             """).rows {
             ids[try row.decode(String.self, 0)] = try row.decode(String.self, 1)
         }
-        return try students.map { student in
+        return (try students.map { student in
             guard let id = ids[student.email] else {
                 throw PostgresError(kind: .decoding,
                                     message: "saving the student on line \(student.answer.line) returned no row")
             }
             return id
-        }
+        }, keys)
     }
 
     /// Writes rows of `spec`'s columns, staged as `import` stages a file, in one statement

@@ -301,7 +301,7 @@ struct Placement {
         }
         let file = file
         var unreadable: [Int: Diagnostic] = [:]
-        let ids = try savePeople(students) {
+        let (ids, keys) = try savePeople(students) {
             unreadable = QuestionnaireAnswer.readAvailabilities(of: &answers, file: file)
         }
         diagnostics += unreadable.keys.sorted().compactMap { unreadable[$0] }
@@ -312,6 +312,7 @@ struct Placement {
             students[index].availabilityError = unreadable[students[index].entry]?.message
         }
         try addMinistries(students)
+        try keys?.restore(connection: connection)
         memberships = try StudentMemberships.load(of: ids, connection: connection)
         for student in students {
             entries[student.entry] = try place(student, entry: entries[student.entry])
