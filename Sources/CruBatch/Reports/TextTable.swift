@@ -38,9 +38,8 @@ struct TextTable {
                 if column > 0 { line += "  " }
                 let free = freeLastColumn && column == cells.count - 1
                 let padding = free ? 0 : max(0, widths[column] - counts[column])
-                if alignments[column] == .right { line.append(contentsOf: repeatElement(" ", count: padding)) }
-                line += cells[column]
-                if alignments[column] == .left { line.append(contentsOf: repeatElement(" ", count: padding)) }
+                let spaces = padding > 0 ? String(repeating: " ", count: padding) : ""
+                line += alignments[column] == .right ? spaces + cells[column] : cells[column] + spaces
             }
             return line.trimmingTrailingSpaces()
         }
