@@ -80,13 +80,13 @@ public struct Placer {
         let runID = try run.perform { _ in
             try options.messages.apply(on: connection)
             try placement.load()
-            let before = try placement.notificationCount()
+            let newest = try placement.newestNotification()
             for entry in try placement.placeAll(contents.answers) {
                 report.add(entry)
             }
-            let after = try placement.notificationCount()
-            report.counts.notificationsQueued = after.all - before.all
-            report.counts.welcomesQueued = after.welcomes - before.welcomes
+            let queued = try placement.notificationsQueued(after: newest)
+            report.counts.notificationsQueued = queued.all
+            report.counts.welcomesQueued = queued.welcomes
             report.notificationsSuppressed = !options.messages.notify
             if !options.dryRun {
                 try TableStatistics.refresh(["people", "person_ministries", "memberships", "notifications"], connection: connection)
@@ -258,9 +258,18 @@ struct Placement {
         }
     }
 
-    /// How many notifications there are, and how many of them are welcomes.
-    func notificationCount() throws -> (all: Int, welcomes: Int) {
-        let row = try connection.query("select count(*), count(*) filter (where kind = 'welcome') from notifications").rows[0]
+    /// The id of the newest notification (0 for none), from which `notificationsQueued` counts.
+    func newestNotification() throws -> Int {
+        try connection.query("select coalesce(max(id), 0) from notifications").scalar(Int.self)
+    }
+
+    /// How many notifications came after `id`, and how many of them are welcomes: the ones the run
+    /// queued, read on the primary key, where counting the whole outbox before and after read every
+    /// message ever sent, twice.
+    func notificationsQueued(after id: Int) throws -> (all: Int, welcomes: Int) {
+        let row = try connection.query("""
+            select count(*), count(*) filter (where kind = 'welcome') from notifications where id > \(id)
+            """).rows[0]
         return (try row.decode(Int.self, 0), try row.decode(Int.self, 1))
     }
 
