@@ -27,20 +27,23 @@ extension Placement {
     private static let studentRows = KindCatalog.students.restricted(
         to: ["email", "first_name", "last_name", "phone", "sex", "school_year", "grad_year", "campus"])
 
+    /// Saves the students (`savePeople`, which sets their `personID`), then the ministries they
+    /// chose (`addMinistries`). `work` runs here while the server writes the students. Many new
+    /// students in a table holding fewer (a first placement) are a first load: the keys of both
+    /// tables are checked once, after both writes (`BulkLoadKeys`).
+    mutating func saveStudents(_ students: inout [Student], while work: () throws -> Void) throws {
+        guard !students.isEmpty else { return try work() }
+        let keys = try savePeople(&students, while: work)
+        try addMinistries(students)
+        try keys?.restore(connection: connection)
+    }
+
     /// Saves every student through the students kind's staging table and merge: a later answer of
     /// the same student updates what an earlier one wrote; a blank phone or graduation year keeps the
-    /// stored one. Each answer counts as inserted, updated or unchanged. Returns the person ids in
-    /// the order of `students`. `work` runs here while the server writes them.
-    ///
-    /// Many new students in a table holding fewer (a first placement) are a first load: their keys,
-    /// and those of their ministries, are checked once (`BulkLoadKeys`), and `keys` is what
-    /// `addMinistries`' caller restores.
-    mutating func savePeople(_ students: [Student], while work: () throws -> Void)
-        throws -> (ids: [String], keys: BulkLoadKeys?) {
-        guard !students.isEmpty else {
-            try work()
-            return ([], nil)
-        }
+    /// stored one. Each answer counts as inserted, updated or unchanged, and each student gets their
+    /// person id. Returns the keys it dropped, for `saveStudents` to restore.
+    private mutating func savePeople(_ students: inout [Student],
+                                     while work: () throws -> Void) throws -> BulkLoadKeys? {
         let emails = Array(Set(students.map(\.email)))
         var stored: [String: PersonRow] = [:]
         for row in try connection.query("""
@@ -79,13 +82,14 @@ extension Placement {
             """).rows {
             ids[try row.decode(String.self, 0)] = try row.decode(String.self, 1)
         }
-        return (try students.map { student in
-            guard let id = ids[student.email] else {
+        for index in students.indices {
+            guard let id = ids[students[index].email] else {
                 throw PostgresError(kind: .decoding,
-                                    message: "saving the student on line \(student.answer.line) returned no row")
+                                    message: "saving the student on line \(students[index].answer.line) returned no row")
             }
-            return id
-        }, keys)
+            students[index].personID = id
+        }
+        return keys
     }
 
     /// Writes rows of `spec`'s columns, staged as `import` stages a file, in one statement
@@ -118,7 +122,7 @@ extension Placement {
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the
     /// ones they have: the numbers an answer at a time would give them.
-    func addMinistries(_ students: [Student]) throws {
+    private func addMinistries(_ students: [Student]) throws {
         let choosing = students.filter { !$0.chosen.isEmpty }
         guard !choosing.isEmpty else { return }
         var held = Set<String>()

@@ -276,8 +276,8 @@ struct Placement {
     // MARK: Every answer
 
     /// Places the answers in file order. Each answer is decided in memory, as if the answers before
-    /// it were written; the writes go in a handful of statements for the whole file (`savePeople`,
-    /// `addMinistries`, joins in batches), not several per answer. The availabilities are parsed
+    /// it were written; the writes go in a handful of statements for the whole file (`saveStudents`,
+    /// joins in batches), not several per answer. The availabilities are parsed
     /// while the server saves the students: who is saved does not depend on them.
     mutating func placeAll(_ written: [QuestionnaireAnswer]) throws -> [PlaceReport.Entry] {
         var answers = written
@@ -309,20 +309,11 @@ struct Placement {
             entries.append(entry)
         }
         let file = file
-        var unreadable: [Int: Diagnostic] = [:]
-        let (ids, keys) = try savePeople(students) {
-            unreadable = QuestionnaireAnswer.readAvailabilities(of: &answers, file: file)
-        }
-        diagnostics += unreadable.keys.sorted().compactMap { unreadable[$0] }
+        try saveStudents(&students) { QuestionnaireAnswer.readAvailabilities(of: &answers, file: file) }
+        diagnostics += answers.compactMap(\.availabilityProblem)
         for index in entries.indices { entries[index].availability = answers[index].availability?.description }
-        for index in students.indices {
-            students[index].personID = ids[index]
-            students[index].answer = answers[students[index].entry]
-            students[index].availabilityError = unreadable[students[index].entry]?.message
-        }
-        try addMinistries(students)
-        try keys?.restore(connection: connection)
-        memberships = try StudentMemberships.load(of: ids, connection: connection)
+        for index in students.indices { students[index].answer = answers[students[index].entry] }
+        memberships = try StudentMemberships.load(of: students.map(\.personID), connection: connection)
         for student in students {
             entries[student.entry] = try place(student, entry: entries[student.entry])
         }
@@ -338,17 +329,15 @@ struct Placement {
         let sex: String
         let campus: Campus
         let chosen: [Ministry]
-        /// The availability's error, for an answer whose availability cannot be read.
-        var availabilityError: String?
         var personID = ""
     }
 
     private mutating func place(_ student: Student, entry: PlaceReport.Entry) throws -> PlaceReport.Entry {
         var entry = entry
         let answer = student.answer, chosen = student.chosen, sex = student.sex, personID = student.personID
-        guard let availability = answer.availability, !answer.availabilityUnreadable else {
+        guard let availability = answer.availability else {
             entry.outcome = .unparseableAvailability
-            entry.message = student.availabilityError
+            entry.message = answer.availabilityProblem?.message
             return entry
         }
         let chosenIDs = Set(chosen.map(\.id))

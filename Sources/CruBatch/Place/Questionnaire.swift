@@ -179,9 +179,9 @@ struct QuestionnaireAnswer: Sendable {
     var availabilityColumn: Int?
     /// Nil until `readAvailabilities` has parsed it.
     var availability: Availability?
+    /// Why `readAvailabilities` could not read the availability (a type-error), if it could not.
+    var availabilityProblem: Diagnostic?
     var diagnostics: [Diagnostic] = []
-    /// The availability (and nothing else) could not be read.
-    var availabilityUnreadable = false
 
     var name: String { [firstName, lastName].compactMap { $0 }.joined(separator: " ") }
     var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
@@ -362,12 +362,11 @@ private struct AnswerReader {
 }
 
 extension QuestionnaireAnswer {
-    /// Parses the availability of each answer that wrote one, in place: an unreadable one is marked
-    /// (`availabilityUnreadable`) and its type-error returned, with the index of its answer. Nothing
-    /// else an answer holds depends on it, so `place` runs this while the server saves the students.
-    /// The answers are split over the cores; texts repeat (checkboxes of a form), so each part parses
-    /// a text once.
-    static func readAvailabilities(of answers: inout [QuestionnaireAnswer], file: String) -> [Int: Diagnostic] {
+    /// Parses the availability of each answer that wrote one, in place: an unreadable one gets its
+    /// type-error as `availabilityProblem`. Nothing else an answer holds depends on it, so `place`
+    /// runs this while the server saves the students. The answers are split over the cores; texts
+    /// repeat (checkboxes of a form), so each part parses a text once.
+    static func readAvailabilities(of answers: inout [QuestionnaireAnswer], file: String) {
         let written = answers
         let parsed = Concurrently.parts(of: written.count) { part in
             var known: [String: Result<Availability, AvailabilityError>] = [:]
@@ -379,20 +378,18 @@ extension QuestionnaireAnswer {
                 return result
             }
         }.flatMap { $0 }
-        var unreadable: [Int: Diagnostic] = [:]
         for (index, result) in parsed.enumerated() {
             switch result {
             case .success(let availability)?:
                 answers[index].availability = availability
             case .failure(let error)?:
-                answers[index].availabilityUnreadable = true
-                unreadable[index] = Diagnostic(file: file, line: answers[index].line, column: answers[index].availabilityColumn,
-                                               field: PlaceField.availability.rawValue, code: .typeError,
-                                               message: error.description, hint: AvailabilityError.hint)
+                answers[index].availabilityProblem = Diagnostic(
+                    file: file, line: answers[index].line, column: answers[index].availabilityColumn,
+                    field: PlaceField.availability.rawValue, code: .typeError, message: error.description,
+                    hint: AvailabilityError.hint)
             case nil:
                 break
             }
         }
-        return unreadable
     }
 }
