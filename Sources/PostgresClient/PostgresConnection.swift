@@ -117,6 +117,71 @@ public final class PostgresConnection {
         return try consume(result, sql: query.sql)
     }
 
+    /// Runs `statements` in order in one round trip to the server (libpq's pipeline mode), each
+    /// prepared as `queryPrepared` prepares it, and returns their results in order. For a loop whose
+    /// every turn runs the same few short statements, such as COMMIT and BEGIN, where waiting for
+    /// each answer costs more than the work. The server stops at the first that fails, runs none
+    /// after it, and that failure is thrown; a transaction it was in is then aborted, as after any
+    /// failed statement. A statement the server no longer has fails with SQLSTATE 26000 and is
+    /// prepared again next time.
+    @discardableResult
+    public func pipeline(_ statements: [PostgresQuery]) throws(PostgresError) -> [QueryResult] {
+        guard PQenterPipelineMode(handle) == 1 else { throw failure(.query) }
+        defer { PQexitPipelineMode(handle) }
+        // What was sent, in order: each gives one result, then NULL; the sync point ends them all.
+        var sent: [(sql: String, preparing: String?)] = []
+        var sendFailure: PostgresError?
+        for statement in statements {
+            let name: String
+            if let known = preparedNames[statement.sql] ?? sent.first(where: { $0.sql == statement.sql })?.preparing {
+                name = known
+            } else {
+                namesGiven += 1
+                name = "crubatch_\(namesGiven)"
+                guard PQsendPrepare(handle, name, statement.sql, Int32(statement.binds.count), nil) == 1 else {
+                    sendFailure = failure(.query)
+                    break
+                }
+                sent.append((statement.sql, name))
+            }
+            guard withOptionalCStringArray(statement.binds, { values in
+                PQsendQueryPrepared(handle, name, Int32(statement.binds.count), values, nil, nil, 0)
+            }) == 1 else {
+                sendFailure = failure(.query)
+                break
+            }
+            sent.append((statement.sql, nil))
+        }
+        guard PQpipelineSync(handle) == 1 else { throw sendFailure ?? failure(.query) }
+        var results: [QueryResult] = [], firstError = sendFailure
+        for (sql, preparing) in sent {
+            guard let result = PQgetResult(handle) else {
+                firstError = firstError ?? failure(.query)
+                break
+            }
+            if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+            } else {
+                do throws(PostgresError) {
+                    let done = try consume(result, sql: sql, keepDraining: false)
+                    if let preparing { preparedNames[sql] = preparing } else { results.append(done) }
+                } catch {
+                    if error.sqlState == "26000" { preparedNames[sql] = nil }
+                    firstError = firstError ?? error
+                }
+            }
+            while let rest = PQgetResult(handle) { PQclear(rest) }
+        }
+        // Up to the sync point; a lost connection has none.
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if let firstError { throw firstError }
+        return results
+    }
+
     /// Runs one statement for its effect (BEGIN, SET, DDL, an UPDATE whose count is not needed).
     /// It takes a `PostgresQuery`, so interpolated values travel as `$n` parameters, as in `query`.
     public func execute(_ statement: PostgresQuery) throws(PostgresError) {

@@ -109,6 +109,45 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("pipeline runs its statements in order in one round trip, COMMIT and BEGIN too, and stops at the first failure")
+    func pipeline() throws {
+        let db = try TestDatabase.connect(), observer = try TestDatabase.connect()
+        let table = uniqueName("pipelined")
+        try db.execute("create table \(identifier: table) (id int primary key, note text)")
+        defer { try? observer.execute("drop table if exists \(identifier: table)") }
+        func insert(_ id: Int, _ note: String?) -> PostgresQuery {
+            "insert into \(identifier: table) values (\(id), \(note)) returning id"
+        }
+        let count: PostgresQuery = "select count(*) from \(identifier: table)"
+
+        // Inside a transaction: what comes before COMMIT is committed, what follows BEGIN is not yet.
+        try db.execute("BEGIN")
+        let results = try db.pipeline([insert(1, "Zoë"), "COMMIT", "BEGIN", insert(2, nil), count])
+        #expect(results.map(\.text) == ["1", nil, nil, "2", "2"])
+        #expect(try observer.query(count).text == "1", "the first insert is committed, the second not yet")
+        try db.execute("COMMIT")
+        #expect(try observer.query(count).text == "2")
+
+        // The same texts again reuse their server-side statements.
+        try db.pipeline([insert(3, "O'Brien"), insert(4, "again")])
+        let prepared = try db.query("""
+            select count(*) from pg_prepared_statements where statement like \("%insert into " + table + "%")
+            """)
+        #expect(prepared.text == "1", "one server-side statement for five inserts")
+
+        // A failure stops the pipeline: nothing after it runs, its error is thrown, the connection goes on.
+        let duplicate = try postgresError { try db.pipeline([insert(5, "five"), insert(1, "again"), insert(6, "six")]) }
+        #expect(duplicate.sqlState == "23505")
+        #expect(try db.query("select string_agg(id::text, ',' order by id) from \(identifier: table)").text == "1,2,3,4",
+                "outside a transaction the pipeline is one: the insert before the failure is undone, the one after never ran")
+        try db.execute("BEGIN")
+        let aborted = try postgresError { try db.pipeline([insert(7, "seven"), "selec 1", "COMMIT"]) }
+        #expect(aborted.sqlState == "42601")
+        try db.execute("ROLLBACK")
+        #expect(try db.query(count).text == "4", "a failure inside a transaction leaves it to be rolled back")
+        #expect(try db.pipeline(["select 41 + 1"]).map(\.text) == ["42"])
+    }
+
     @Test("a syntax error carries SQLSTATE 42601 and leaves the connection usable")
     func syntaxError() throws {
         let db = try TestDatabase.connect()

@@ -234,15 +234,16 @@ public final class Notifier {
         return Claim(ids: ids, digest: digest)
     }
 
-    /// Commits what the messages so far did, so a crash re-sends at most the message in flight, and
-    /// locks again those of `ids` still due: one that another `notify` took in between is its to send.
-    private func keepClaimed(_ ids: [Int]) throws -> Set<Int> {
-        try connection.execute("COMMIT")
-        unconfirmed = []
-        try connection.execute("BEGIN")
-        return Set(try connection.queryPrepared("""
+    /// Commits what the messages so far did (`sent`: the mark of the one just sent, run first), so a
+    /// crash re-sends at most the message in flight, and locks again those of `ids` still due: one
+    /// that another `notify` took in between is its to send. One round trip to the server.
+    private func keepClaimed(_ ids: [Int], after sent: PostgresQuery?) throws -> Set<Int> {
+        let relock: PostgresQuery = """
             select n.id from notifications n where n.id = any(\(ids)::bigint[]) and \(due) for update skip locked
-            """).rows.map { try $0.decode(Int.self, 0) })
+            """
+        let results = try connection.pipeline((sent.map { [$0] } ?? []) + ["COMMIT", "BEGIN", relock])
+        unconfirmed = []
+        return Set(try results[results.count - 1].rows.map { try $0.decode(Int.self, 0) })
     }
 
     /// The claimed notifications' notices, subject by subject; those whose subject is gone are
@@ -279,9 +280,12 @@ public final class Notifier {
              [$0.id])
         }
         var held = Set(claim.ids)
+        // The mark of the message just sent, run with the next claim check or at the end.
+        var sent: PostgresQuery?
         for (index, (message, ids)) in messages.enumerated() {
             if index > 0 && !options.preview {
-                held = try keepClaimed(messages[index...].flatMap(\.1))
+                held = try keepClaimed(messages[index...].flatMap(\.1), after: sent)
+                sent = nil
             }
             guard ids.allSatisfy(held.contains) else { continue }
             do throws(MailError) {
@@ -299,13 +303,14 @@ public final class Notifier {
                 continue
             }
             unconfirmed.append((ids, message.messageID))
-            try mark(ids, """
+            sent = Self.marking(ids, """
                 status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, \
                 message_id = \(message.messageID)
                 """)
             summary.sent += ids.count
             summary.emails += 1
         }
+        if let sent { try connection.queryPrepared(sent) }
     }
 
     /// Counts an attempt on the notifications of a failed message when the server judged it: it
@@ -351,7 +356,11 @@ public final class Notifier {
     }
 
     private func mark(_ ids: [Int], _ assignments: PostgresQuery) throws {
-        try connection.queryPrepared("update notifications set \(assignments) where id = any(\(ids)::bigint[])")
+        try connection.queryPrepared(Self.marking(ids, assignments))
+    }
+
+    private static func marking(_ ids: [Int], _ assignments: PostgresQuery) -> PostgresQuery {
+        "update notifications set \(assignments) where id = any(\(ids)::bigint[])"
     }
 }
 
