@@ -160,4 +160,50 @@ struct BulkLoadTests {
         #expect(after.filter(\.validated).count == before.count)
         #expect(Set(after.map(\.oid)).isDisjoint(with: before.map(\.oid)), "the keys were checked row by row")
     }
+
+    @Test("a first pairing of 10,000 request legs checks the keys of its pairings once")
+    func largeFirstPairing() throws {
+        let database = try TestDatabase()
+        // 10,000 request legs (5,000 riders both ways) for 50 cars of 8 seats: 800 of them find a seat.
+        try database.connect().script("""
+            insert into events (code, name, starts_at, timezone, location, rideshare)
+            values ('retreat', 'Fall Retreat', '2026-10-16 17:00 America/Los_Angeles', 'America/Los_Angeles',
+                    'Camp Ocean Pines', 'both');
+            insert into people (email, first_name, last_name, phone)
+            select 'd' || n || '@example.org', 'Dana' || n, 'Driver', '+1805556' || lpad(n::text, 4, '0')
+            from generate_series(1, 50) n;
+            insert into people (email, first_name, last_name, phone, is_member)
+            select 'p' || n || '@example.edu', 'Pat' || n, 'Rider', '+1805557' || lpad(n::text, 4, '0'), false
+            from generate_series(1, 5000) n;
+            insert into ride_offers (event_id, driver_id, direction, seats, departs_to, departs_from, pickup_location,
+                                     latitude, longitude)
+            select e.id, p.id, 'both', 8, '2026-10-16 15:30 America/Los_Angeles', '2026-10-18 13:30 America/Los_Angeles',
+                   'Home', 35.2 + (p.id % 50) * 0.004, -120.7 + (p.id / 50) * 0.004
+            from events e, people p where p.email like 'd%@example.org';
+            insert into ride_requests (event_id, passenger_id, direction, pickup_location, latitude, longitude)
+            select e.id, p.id, 'both', 'Dorm', 35.2 + (p.id % 97) * 0.002, -120.7 + (p.id / 97) * 0.002
+            from events e, people p where p.email like 'p%@example.edu';
+            """)
+        let keysQuery: PostgresQuery = """
+            select c.conname, pg_get_constraintdef(c.oid), c.oid::bigint, c.convalidated
+            from pg_constraint c where c.contype = 'f' and c.conrelid = 'ride_pairings'::regclass order by c.conname
+            """
+        func keys() throws -> [Key] {
+            try database.connect().query(keysQuery).rows.map {
+                Key(name: try $0.decode(String.self, 0), definition: try $0.decode(String.self, 1),
+                    oid: try $0.decode(Int.self, 2), validated: try $0.decode(Bool.self, 3))
+            }
+        }
+        let before = try keys()
+        let result = try database.run(["rides", "pair", "--event", "retreat", "--quiet"])
+        #expect(result.status == 1, "some passengers wait: \(result.stderr)")
+        #expect(try database.count("select count(*) from ride_pairings where ended_at is null") == 800)
+        #expect(try database.count("select count(*) from notifications where kind = 'ride-paired'") == 1_600)
+        let after = try keys()
+        #expect(after.count == 2)
+        #expect(after.map(\.name) == before.map(\.name))
+        #expect(after.map(\.definition) == before.map(\.definition))
+        #expect(after.filter(\.validated).count == 2)
+        #expect(Set(after.map(\.oid)).isDisjoint(with: before.map(\.oid)), "the keys were checked row by row")
+    }
 }

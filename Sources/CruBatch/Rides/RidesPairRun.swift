@@ -57,6 +57,11 @@ public struct RidesPairRun {
                 }
                 return nil
             }
+            // Pairing more request legs than the table holds is a first load: its keys are checked
+            // once, after the inserts.
+            let legs = events.reduce(0) { $0 + $1.requests.reduce(0) { $0 + $1.request.windows.count } - $1.kept.count }
+            let keys = try BulkLoadKeys.dropIfWorthIt(table: "ride_pairings", tables: ["ride_pairings"], newRows: legs,
+                                                      connection: connection)
             // Each leg's pairings are inserted while the next leg is solved: the server's triggers
             // (seat checks, messages, the change log) and crubatch's solver overlap.
             var next = solveNextLeg()
@@ -67,6 +72,7 @@ public struct RidesPairRun {
                                          \(pairs.map(\.leg.rawValue))::text[])
                     """, while: solveNextLeg)
             }
+            try keys?.restore(connection: connection)
             if !options.dryRun { try TableStatistics.refresh(["ride_pairings", "notifications"], connection: connection) }
         }.ids[0]
         let counts = RunLog.Counts(read: report.events.reduce(0) { $0 + $1.requests }, inserted: report.pairings.count)
