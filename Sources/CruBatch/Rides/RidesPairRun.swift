@@ -20,7 +20,8 @@ public struct RidesPairOptions: Sendable {
 /// or `rides cancel` waits its turn), then locks the events' open offers and pending requests
 /// against other writers (the app) before it reads their active pairings, which it keeps. A leg
 /// counts only when the event shares rides that way. Each leg's new pairings are inserted with one
-/// statement while the next leg is solved; the database's trigger checks each again. The run is
+/// statement while the next leg is solved; the database's trigger checks each again, and a first
+/// load of pairings checks their keys once (`BulkLoadKeys`). The run is
 /// recorded in `import_runs` (kind `rides-pair`), and its pairings in `run_changes`, so `crubatch
 /// undo` takes them back.
 public struct RidesPairRun {
