@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "SpreadsheetWriter", dependencies: ["CLibXLSXWriter"]),
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
-        .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials"]),
+        .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials", "CivilDays"]),
         .target(name: "HTTPFetch", dependencies: ["CLibCurl", "Credentials"]),
         .target(name: "ICalendar", dependencies: ["CivilDays"]),
         .target(name: "MessageTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),

@@ -1,5 +1,5 @@
 /// Proleptic Gregorian dates as whole days counted from 1970-01-01, and back: integer arithmetic only
-/// (no time zone, no Foundation), for calendar files and spreadsheet serial dates alike.
+/// (no time zone, no Foundation), for calendar files, spreadsheet serial dates and mail headers alike.
 public enum CivilDay {
     /// Days from 1970-01-01 to `year-month-day` (negative before it).
     public static func number(year: Int, month: Int, day: Int) -> Int {

@@ -31,6 +31,21 @@ struct RenderingTests {
         #expect(mail.raw("X-Crubatch-Notification") == "42")
     }
 
+    @Test("the Date header is Foundation's en_US_POSIX rendering in UTC, before 1970, on leap days and at a second's end too")
+    func datesAgreeWithFoundation() throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
+        let seconds: [Double] = [0, -1, -86_400.5, 951_782_399.999, 1_709_251_199, 1_741_097_109, 4_107_542_400,
+                                 -2_208_988_800]
+            + (0..<400).map { Double($0) * 7_919_999.7 - 1_000_000_000 }
+        for value in seconds {
+            let date = Date(timeIntervalSince1970: value)
+            #expect(MailEncoding.rfc5322Date(date) == formatter.string(from: date), "\(value)")
+        }
+    }
+
     @Test func everyLineEndsWithCRLFAndIsShort() throws {
         let long = String(repeating: "Zoë loves long lines without breaks. ", count: 60)
         let bytes = Self.message(subject: long, body: long + "\n\r\nsecond\rthird").rendered()
