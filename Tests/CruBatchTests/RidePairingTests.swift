@@ -403,6 +403,36 @@ struct RidePairingTests {
         }
     }
 
+    @Test("pickups typed without coordinates (every car as near as the next) are priced in a few rounds, not one per 16 cars")
+    func equalDistancesSpreadOverCars() {
+        /// The leg's edges, counting the rounds of pricing (one call of `edges(cheaperThan:)` each).
+        final class CountingEdges: AssignmentPricing {
+            let edges: RideLegEdges
+            var rounds = 0
+            init(_ edges: RideLegEdges) { self.edges = edges }
+            var rowCount: Int { edges.rowCount }
+            var capacities: [Int] { edges.capacities }
+            func outCost(row: Int) -> AssignmentCost { edges.outCost(row: row) }
+            func candidateEdges(count: Int) -> [[AssignmentEdge]] { edges.candidateEdges(count: count) }
+            func edges(cheaperThan duals: [AssignmentCost], at prices: [AssignmentCost],
+                       _ found: (_ row: Int, AssignmentEdge) -> Void) {
+                rounds += 1
+                edges.edges(cheaperThan: duals, at: prices, found)
+            }
+        }
+        // 1,000 riders, 400 cars of 2 seats, every pickup a place name of its own.
+        let pickups = (0..<1_400).map { PickupPoint(place: "Dorm \($0)", coordinate: nil, postalCode: nil) }
+        let edges = CountingEdges(RideLegEdges(
+            rows: (0..<1_000).map { (window(0, 60), nil, $0, nil) },
+            columns: (0..<400).map { (at(30), 2, nil, 1_000 + $0) },
+            distances: PickupDistance.Table(pickups)))
+        let columns = AssignmentSimplex.priced(edges, candidates: RidePairing.candidates)
+        #expect(columns.compactMap { $0 }.count == 800, "every seat taken")
+        #expect(columns.prefix(800).allSatisfy { $0 != nil }, "the first riders ride, the later ones wait")
+        // Each round used to add the same 16 cars to every waiting rider: 400 / 16 rounds and more.
+        #expect(edges.rounds <= 10, "\(edges.rounds) rounds of pricing")
+    }
+
     @Test("the same input in another order gives the same pairings")
     func deterministic() {
         var random = SplitMix64(state: 7)

@@ -28,8 +28,9 @@ extension AssignmentSimplex {
     /// The optimum over all the problem's edges, searched on few of them (column generation).
     ///
     /// It starts from each row's and each column's `candidates` cheapest edges. Then every other edge of every row is priced with the solution's duals; a row with edges
-    /// below its dual gets its `candidates` most profitable ones added, and the simplex goes on from
-    /// where it stood. When no edge is below its row's dual, the duals hold for every edge, which
+    /// below its dual gets its `candidates` most profitable ones added (a column taking no more in
+    /// a round than its capacity and `candidates`, so that equally good columns are shared out),
+    /// and the simplex goes on from where it stood. When no edge is below its row's dual, the duals hold for every edge, which
     /// proves the solution optimal over all of them (linear programming duality; the problem is a
     /// flow, so its optimum is whole).
     ///
@@ -48,13 +49,22 @@ extension AssignmentSimplex {
                 if edge.column != columns[row] && capacities[edge.column] > 0 { better[row].append(edge) }
             }
             var added = false
+            // Edges added to each column this round: past its seats and `candidates` more, a row
+            // takes its next best instead, so that rows that find many cars equally good (no
+            // coordinates: every distance the same) spread over them rather than all take the
+            // same few, a round each.
+            var arriving = [Int](repeating: 0, count: capacities.count)
             for row in lists.indices where !better[row].isEmpty {
                 var better = better[row]
                 func reduced(_ edge: AssignmentEdge) -> AssignmentCost { edge.cost - prices[edge.column] }
                 better.sort { (reduced($0), $0.column) < (reduced($1), $1.column) }
                 let known = Set(lists[row].map(\.column))
                 precondition(better.allSatisfy { !known.contains($0.column) }, "a given edge below its row's dual")
-                let new = Array(better.prefix(candidates))
+                // The round's first row takes its best whatever, so every round adds an edge.
+                let new = Array(better.lazy.filter { arriving[$0.column] < capacities[$0.column] + candidates }
+                    .prefix(candidates))
+                guard !new.isEmpty else { continue }
+                for edge in new { arriving[edge.column] += 1 }
                 lists[row] += new
                 simplex.add(row: row, new)
                 added = true
