@@ -406,7 +406,9 @@ public final class PostgresConnection {
         }
         let state = field("C")
         let message = field("M") ?? Self.firstLine(String(cString: PQresultErrorMessage(result)))
-        let lost = PQstatus(handle) != CONNECTION_OK
+        // A FATAL error ends the session (a server shutting down, a failover) even before libpq has
+        // read the end of the connection, as in pipeline mode, where a result comes as soon as it is read.
+        let lost = PQstatus(handle) != CONNECTION_OK || field("V") == "FATAL" || field("V") == "PANIC"
         let kind: PostgresError.Kind = state == "55P03" ? .lockNotAvailable : lost ? .connection : .query
         let said = lost ? "lost the connection to PostgreSQL at \(endpoint): \(message.trimmingCharacters(in: ["."]))" : message
         var error = PostgresError(kind: kind, sqlState: state, message: credentials.scrub(said),

@@ -334,6 +334,22 @@ struct PostgresConnectionTests {
         #expect(after.kind == .connection)
     }
 
+    @Test("a pipeline whose connection the server ends says the connection is lost, as a failover does")
+    func terminatedPipeline() throws {
+        let db = try TestDatabase.connect()
+        try db.execute("BEGIN")
+        // The server ends the session (57P01, FATAL) while the pipeline's results are read: libpq
+        // hands that error out before it has read the end of the connection.
+        let error = try postgresError {
+            try db.pipeline(["select pg_terminate_backend(pg_backend_pid())", "COMMIT", "BEGIN", "select 1"])
+        }
+        #expect(error.sqlState == "57P01")
+        #expect(error.kind == .connection)
+        #expect(error.primaryLost, "a writer reconnects on such an error")
+        let after = try postgresError { try db.query("select 1") }
+        #expect(after.kind == .connection)
+    }
+
     @Test("copyOut streams every row back")
     func copyOut() throws {
         let db = try TestDatabase.connect()
