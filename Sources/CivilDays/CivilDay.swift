@@ -11,6 +11,13 @@ public enum CivilDay {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// Seconds counted from the start of day 0 as the day they fall in and the second of that day
+    /// (0 to 86,399), before day 0 too.
+    public static func day(ofSecond second: Int) -> (day: Int, second: Int) {
+        let day = second >= 0 ? second / 86_400 : (second - 86_399) / 86_400
+        return (day, second - day * 86_400)
+    }
+
     /// The date of a day counted from 1970-01-01.
     public static func date(_ number: Int) -> (year: Int, month: Int, day: Int) {
         let z = number + 719_468

@@ -249,9 +249,8 @@ enum CalendarCivil {
 
     /// The wall-clock time `seconds` after the epoch, read as UTC.
     static func local(seconds: Int64) -> CalendarEvent.LocalDateTime {
-        let d = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let rest = Int(seconds - d * 86_400)
-        let (y, m, day) = civil(days: d)
+        let (d, rest) = CivilDay.day(ofSecond: Int(seconds))
+        let (y, m, day) = civil(days: Int64(d))
         return .init(year: y, month: m, day: day, hour: rest / 3600, minute: rest % 3600 / 60, second: rest % 60)
     }
 

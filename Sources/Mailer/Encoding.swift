@@ -163,9 +163,7 @@ enum MailEncoding {
     /// the machine's locale), by integer arithmetic: a calendar built for each message had been a
     /// fortieth of `notify`'s CPU.
     static func rfc5322Date(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let time = seconds - days * 86_400
+        let (days, time) = CivilDay.day(ofSecond: Int(date.timeIntervalSince1970.rounded(.down)))
         let (year, month, day) = CivilDay.date(days)
         // 1970-01-01 was a Thursday.
         let weekday = ((days % 7) + 11) % 7

@@ -94,9 +94,7 @@ enum DateSystem: Sendable, Equatable {
     /// `2026-11-22`, `19:00`, `19:00:30` or `2026-11-22T19:00:00`, as the cell's format shows.
     /// A date format with a time of day in its value keeps the time.
     func text(ofSerial serial: Double, day: Bool, time: Bool) -> String {
-        let totalSeconds = Int64((serial * 86_400).rounded())
-        let days = Int(totalSeconds.quotientRoundingDown(86_400))
-        let seconds = Int(totalSeconds - Int64(days) * 86_400)
+        let (days, seconds) = CivilDay.day(ofSecond: Int((serial * 86_400).rounded()))
         let clock = Self.twoDigits(seconds / 3600) + ":" + Self.twoDigits(seconds / 60 % 60)
         let clockWithSeconds = clock + ":" + Self.twoDigits(seconds % 60)
         guard day else { return seconds % 60 == 0 ? clock : clockWithSeconds }
@@ -118,13 +116,6 @@ enum DateSystem: Sendable, Equatable {
     }
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-}
-
-private extension Int64 {
-    func quotientRoundingDown(_ divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
 }
 
 /// The number format of every cell style (`s="3"` on a cell is index 3 of `cellXfs`).
