@@ -101,13 +101,18 @@ public final class PostgresConnection {
         }
     }
 
+    /// A name for a statement to prepare, never given before on this connection.
+    private func newStatementName() -> String {
+        namesGiven += 1
+        return "crubatch_\(namesGiven)"
+    }
+
     private func executePrepared(_ query: PostgresQuery) throws(PostgresError) -> QueryResult {
         let name: String
         if let known = preparedNames[query.sql] {
             name = known
         } else {
-            namesGiven += 1
-            name = "crubatch_\(namesGiven)"
+            name = newStatementName()
             _ = try consume(PQprepare(handle, name, query.sql, Int32(query.binds.count), nil), sql: query.sql)
             preparedNames[query.sql] = name
         }
@@ -136,8 +141,7 @@ public final class PostgresConnection {
             if let known = preparedNames[statement.sql] ?? sent.first(where: { $0.sql == statement.sql })?.preparing {
                 name = known
             } else {
-                namesGiven += 1
-                name = "crubatch_\(namesGiven)"
+                name = newStatementName()
                 guard PQsendPrepare(handle, name, statement.sql, Int32(statement.binds.count), nil) == 1 else {
                     sendFailure = failure(.query)
                     break
@@ -194,14 +198,19 @@ public final class PostgresConnection {
     /// is waited for whatever `work` does, so the connection is free again when this returns; if
     /// both fail, the statement's error is the one thrown.
     public func execute<T>(_ statement: PostgresQuery, while work: () throws -> T) throws -> T {
+        try query(statement, while: work).work
+    }
+
+    /// The same, returning the statement's rows too.
+    public func query<T>(_ statement: PostgresQuery, while work: () throws -> T) throws -> (result: QueryResult, work: T) {
         let sent = withOptionalCStringArray(statement.binds) { values in
             PQsendQueryParams(handle, statement.sql, Int32(statement.binds.count), nil, values, nil, nil, 0)
         }
         guard sent == 1 else { throw failure(.query) }
         let done = Result { try work() }
-        _ = try consume(PQgetResult(handle), sql: statement.sql)
+        let result = try consume(PQgetResult(handle), sql: statement.sql)
         drainResults()
-        return try done.get()
+        return (result, try done.get())
     }
 
     /// Runs a script of several statements separated by semicolons, without parameters: migrations

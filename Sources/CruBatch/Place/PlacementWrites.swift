@@ -95,29 +95,18 @@ extension Placement {
     /// Writes rows of `spec`'s columns, staged as `import` stages a file, in one statement
     /// (`MergeSQL.upsert`): new ones in the order of `rows`, a stored one updated when it differs and
     /// locked until the run commits in any case. The rows hold every value (a kept phone included).
-    /// Returns how many rows it inserted or updated.
+    /// `work` runs here while the server merges. Returns how many rows it inserted or updated.
     @discardableResult
-    private func merge(_ rows: [[String?]], as spec: KindSpec,
-                       updatingOnlyWhere condition: SQLFragment? = nil) throws -> Int {
-        defer { try? connection.execute("drop table if exists stage") }
-        try stage(rows, as: spec)
-        return try connection.query(MergeSQL(spec: spec, blank: .clear).upsert(updatingOnlyWhere: condition)).rows.count
-    }
-
-    /// The same, running `work` here while the server merges.
-    private func merge(_ rows: [[String?]], as spec: KindSpec, while work: () throws -> Void) throws {
-        defer { try? connection.execute("drop table if exists stage") }
-        try stage(rows, as: spec)
-        try connection.execute(MergeSQL(spec: spec, blank: .clear).upsert(), while: work)
-    }
-
-    /// `rows` staged as `import` stages a file, in a new temporary table `stage`.
-    private func stage(_ rows: [[String?]], as spec: KindSpec) throws {
+    private func merge(_ rows: [[String?]], as spec: KindSpec, updatingOnlyWhere condition: SQLFragment? = nil,
+                       while work: () throws -> Void = {}) throws -> Int {
         let encoder = StagingEncoder(spec: spec)
         try connection.execute(encoder.createTable)
+        defer { try? connection.execute("drop table if exists stage") }
         var staged: [UInt8] = []
         for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
         try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
+        let upsert = MergeSQL(spec: spec, blank: .clear).upsert(updatingOnlyWhere: condition)
+        return try connection.query(upsert, while: work).result.rows.count
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the
