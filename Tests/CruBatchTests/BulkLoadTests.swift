@@ -30,20 +30,18 @@ struct BulkLoadTests {
         return letters.prefix(1).uppercased() + letters.dropFirst()
     }
 
-    /// Each foreign key of the students' tables: its name, its definition and its catalog oid (new
-    /// when the key was dropped and added back), validated or not.
-    private static let keysQuery: PostgresQuery = """
-        select c.conname, pg_get_constraintdef(c.oid), c.oid::bigint, c.convalidated
-        from pg_constraint c where c.contype = 'f' and c.conrelid in ('people'::regclass, 'person_ministries'::regclass)
-        order by c.conname
-        """
-
     private struct Key: Equatable {
         let name: String, definition: String, oid: Int, validated: Bool
     }
 
-    private func keys(_ database: TestDatabase) throws -> [Key] {
-        try database.connect().query(Self.keysQuery).rows.map {
+    /// Each foreign key of `tables` (the students' by default): its name, its definition and its
+    /// catalog oid (new when the key was dropped and added back), validated or not.
+    private func keys(_ database: TestDatabase, of tables: [String] = ["people", "person_ministries"]) throws -> [Key] {
+        try database.connect().query("""
+            select c.conname, pg_get_constraintdef(c.oid), c.oid::bigint, c.convalidated
+            from pg_constraint c where c.contype = 'f' and c.conrelid = any(\(tables)::regclass[])
+            order by c.conname
+            """).rows.map {
             Key(name: try $0.decode(String.self, 0), definition: try $0.decode(String.self, 1),
                 oid: try $0.decode(Int.self, 2), validated: try $0.decode(Bool.self, 3))
         }
@@ -184,22 +182,12 @@ struct BulkLoadTests {
             select e.id, p.id, 'both', 'Dorm', 35.2 + (p.id % 97) * 0.002, -120.7 + (p.id / 97) * 0.002
             from events e, people p where p.email like 'p%@example.edu';
             """)
-        let keysQuery: PostgresQuery = """
-            select c.conname, pg_get_constraintdef(c.oid), c.oid::bigint, c.convalidated
-            from pg_constraint c where c.contype = 'f' and c.conrelid = 'ride_pairings'::regclass order by c.conname
-            """
-        func keys() throws -> [Key] {
-            try database.connect().query(keysQuery).rows.map {
-                Key(name: try $0.decode(String.self, 0), definition: try $0.decode(String.self, 1),
-                    oid: try $0.decode(Int.self, 2), validated: try $0.decode(Bool.self, 3))
-            }
-        }
-        let before = try keys()
+        let before = try keys(database, of: ["ride_pairings"])
         let result = try database.run(["rides", "pair", "--event", "retreat", "--quiet"])
         #expect(result.status == 1, "some passengers wait: \(result.stderr)")
         #expect(try database.count("select count(*) from ride_pairings where ended_at is null") == 800)
         #expect(try database.count("select count(*) from notifications where kind = 'ride-paired'") == 1_600)
-        let after = try keys()
+        let after = try keys(database, of: ["ride_pairings"])
         #expect(after.count == 2)
         #expect(after.map(\.name) == before.map(\.name))
         #expect(after.map(\.definition) == before.map(\.definition))
