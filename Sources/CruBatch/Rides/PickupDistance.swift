@@ -58,17 +58,57 @@ enum PickupDistance {
                     point.hasCoordinate = true
                     point.vector = SIMD3(cos(latitude) * cos(longitude), cos(latitude) * sin(longitude), sin(latitude))
                 }
-                let scalars = (pickup.postalCode ?? "").uppercased().unicodeScalars
-                let code = String(String.UnicodeScalarView(scalars.filter { CharacterSet.alphanumerics.contains($0) }))
+                let code = Self.postalCode(pickup.postalCode ?? "")
                 if !code.isEmpty {
                     // Postal codes and places are numbered apart: a code never equals a place.
                     point.postalCode = number("code " + code)
                     if code.count >= 3 { point.postalArea = number("area " + code.prefix(3)) }
                 }
-                let words = pickup.place.lowercased().split(whereSeparator: \.isWhitespace)
-                if !words.isEmpty { point.place = number("place " + words.joined(separator: " ")) }
+                let place = Self.place(pickup.place)
+                if !place.isEmpty { point.place = number("place " + place) }
                 return point
             }
+        }
+
+        /// A postal code as compared: in capitals, letters and digits only.
+        static func postalCode(_ typed: String) -> String {
+            if let printable = Self.printableASCII(typed) {
+                return String(decoding: printable.lazy.filter(Self.isASCIIAlphanumeric).map(Self.asciiUppercased),
+                              as: UTF8.self)
+            }
+            let scalars = typed.uppercased().unicodeScalars
+            return String(String.UnicodeScalarView(scalars.filter { CharacterSet.alphanumerics.contains($0) }))
+        }
+
+        /// A place as compared: in small letters, its words joined by single spaces.
+        static func place(_ typed: String) -> String {
+            if let printable = Self.printableASCII(typed) {
+                // Printable ASCII has one white space: the space.
+                return printable.split(separator: UInt8(ascii: " "))
+                    .map { String(decoding: $0.lazy.map(Self.asciiLowercased), as: UTF8.self) }
+                    .joined(separator: " ")
+            }
+            return typed.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+
+        /// The bytes of text typed in printable ASCII only (most pickups), which compare without
+        /// Unicode tables; nil for any other text.
+        private static func printableASCII(_ text: String) -> [UInt8]? {
+            let bytes = Array(text.utf8)
+            return bytes.allSatisfy { (0x20...0x7E).contains($0) } ? bytes : nil
+        }
+
+        private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        }
+
+        private static func asciiUppercased(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+        }
+
+        private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
         }
 
         /// The distance in metres between points `a` and `b`.
