@@ -315,6 +315,30 @@ struct RidePairingTests {
                     && PickupDistance.otherPostalCode < PickupDistance.unmatchedPlace)
     }
 
+    @Test("postal codes and places typed in printable ASCII compare as Unicode's case and space rules have them")
+    func asciiNormalization() {
+        var random = SplitMix64(state: 20_261_127)
+        let printable = (0x20...0x7E).map { Character(UnicodeScalar(UInt8($0))) }
+        for _ in 0..<2_000 {
+            let typed = String((0..<random.int(0...12)).map { _ in random.pick(printable + [" ", "a", "Z", "9"]) })
+            let scalars = typed.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }
+            #expect(PickupDistance.Table.postalCode(typed) == String(String.UnicodeScalarView(scalars)))
+            #expect(PickupDistance.Table.place(typed)
+                        == typed.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " "))
+        }
+        // Other text takes the Unicode rules: no-break and ideographic spaces part words too.
+        #expect(PickupDistance.Table.place("Caf\u{E9}\u{A0} \u{3000}DU  Parc") == "caf\u{E9} du parc")
+        #expect(PickupDistance.Table.postalCode("k1a\u{A0}0b1") == "K1A0B1")
+    }
+
+    @Test("a report's kilometres are printf's %.1f of the metres over 1000, ties and all")
+    func kilometres() {
+        for metres in Array(0...60_000) + [1_234_550, 9_999_950, 20_015_086] {
+            #expect(RidesPairReport.kilometres(metres) == String(format: "%.1f", Double(metres) / 1000),
+                    "\(metres) m")
+        }
+    }
+
     @Test("greedy first-fit strands a passenger whom the optimal pairing seats")
     func betterThanGreedy() {
         // Ana (1) can go with Ben (10) or Cleo (20); Dev (2) only with Ben, the first car in id order.

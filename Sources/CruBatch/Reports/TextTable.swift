@@ -31,27 +31,24 @@ struct TextTable {
         let widths = headers.indices.map { column in
             max(counts.map { $0[column] }.max() ?? 0, minimumWidths.indices.contains(column) ? minimumWidths[column] : 0)
         }
-        // Each line is built in one string: reports of 10,000 rows are printed whole.
+        // Each line is built in one buffer of bytes: reports of 10,000 rows are printed whole.
+        let space = UInt8(ascii: " ")
+        var line: [UInt8] = []
         return zip(all, counts).map { cells, counts in
-            var line = ""
+            line.removeAll(keepingCapacity: true)
             for column in cells.indices {
-                if column > 0 { line += "  " }
+                if column > 0 { line += [space, space] }
                 let free = freeLastColumn && column == cells.count - 1
-                let padding = free ? 0 : max(0, widths[column] - counts[column])
-                let spaces = padding > 0 ? String(repeating: " ", count: padding) : ""
-                line += alignments[column] == .right ? spaces + cells[column] : cells[column] + spaces
+                let spaces = repeatElement(space, count: free ? 0 : max(0, widths[column] - counts[column]))
+                if alignments[column] == .right { line += spaces }
+                line += cells[column].utf8
+                if alignments[column] == .left { line += spaces }
             }
-            return line.trimmingTrailingSpaces()
+            // A space byte is always a whole character.
+            while line.last == space { line.removeLast() }
+            return String(decoding: line, as: UTF8.self)
         }
     }
 
     var text: String { lines.joined(separator: "\n") }
-}
-
-extension String {
-    func trimmingTrailingSpaces() -> String {
-        var end = endIndex
-        while end > startIndex, self[index(before: end)] == " " { end = index(before: end) }
-        return String(self[..<end])
-    }
 }

@@ -115,8 +115,24 @@ public struct RidesPairReport: Sendable, CommandReport {
 
     /// `4.2 km` between coordinates; else `same place` or `-` (a guess from codes or names).
     static func distance(_ pairing: Pairing) -> String {
-        if pairing.measured { return String(format: "%.1f km", Double(pairing.metres) / 1000) }
+        if pairing.measured { return "\(kilometres(pairing.metres)) km" }
         return pairing.metres == 0 ? "same place" : "-"
+    }
+
+    /// Metres as kilometres to one decimal, as `printf("%.1f", metres / 1000.0)` has it (the double
+    /// nearest the quotient, rounded half to even), in integer arithmetic: a report prints
+    /// thousands of them.
+    static func kilometres(_ metres: Int) -> String {
+        let (tenths, rest) = metres.quotientAndRemainder(dividingBy: 100)
+        var up = rest > 50
+        if rest == 50 {
+            // Halfway in decimals: the double nearest metres / 1000 lies above it, below it, or on
+            // it (then to even).
+            let excess = (-Double(metres)).addingProduct(Double(metres) / 1000, 1000)
+            up = excess > 0 || (excess == 0 && tenths % 2 == 1)
+        }
+        let rounded = tenths + (up ? 1 : 0)
+        return "\(rounded / 10).\(rounded % 10)"
     }
 
     static func why(_ reason: String) -> String {
