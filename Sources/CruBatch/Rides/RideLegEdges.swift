@@ -44,6 +44,10 @@ struct RideLegEdges: AssignmentPricing {
     private let departureOrder: [Int]
     private let positionPlaces: [Place]
     private let positionDrivers: [Int64]
+    /// The positions' unit vectors by coordinate (zero without coordinates), and the positions
+    /// without coordinates, in order.
+    private let positionXs: [Double], positionYs: [Double], positionZs: [Double]
+    private let unmeasuredPositions: [Int]
     /// Per row: its request's place, its run of positions, its passenger (`Int64.min` for none),
     /// and its preferred column (-1 for none).
     private let rowPlaces: [Place]
@@ -67,8 +71,13 @@ struct RideLegEdges: AssignmentPricing {
         var departureOrder = [Int](repeating: 0, count: columns.count)
         for (position, column) in byDeparture.enumerated() { departureOrder[column] = position }
         self.departureOrder = departureOrder
-        positionPlaces = byDeparture.map { Place(columns[$0].point, in: distances) }
+        let positionPlaces = byDeparture.map { Place(columns[$0].point, in: distances) }
+        self.positionPlaces = positionPlaces
         positionDrivers = byDeparture.map { columns[$0].driver ?? .max }
+        positionXs = positionPlaces.map(\.vector.x)
+        positionYs = positionPlaces.map(\.vector.y)
+        positionZs = positionPlaces.map(\.vector.z)
+        unmeasuredPositions = positionPlaces.indices.filter { !positionPlaces[$0].measured }
         runs = rows.map { row in
             let (earliest, latest) = (row.window.lowerBound, row.window.upperBound)
             return departures.partitionPoint { $0 >= earliest }..<departures.partitionPoint { $0 > latest }
@@ -110,27 +119,52 @@ struct RideLegEdges: AssignmentPricing {
     /// For `rows`: each one's nearest `count` columns (and its preferred column), and each column's
     /// nearest `2 count` of these rows; ties to the lower index.
     private func nearest(of rows: Range<Int>, count: Int) -> (ofRows: [Set<Int>], ofColumns: [Nearest]) {
-        var ofColumns = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
-        // What a column's list takes: below its farthest so far, once full.
-        var columnLimits = [Double](repeating: .infinity, count: capacities.count)
+        // Kept per position (column in order of departure): each list, and what it takes (below
+        // its farthest so far, once full).
+        var ofPositions = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
+        var positionLimits = [Double](repeating: .infinity, count: capacities.count)
         var chosen = [Set<Int>](repeating: [], count: rows.count)
+        // Per row, the nearness of each position of its run: first all at once by coordinates
+        // (one tight loop over arrays), then those that cannot be measured so, one by one.
+        var nearness = [Double](repeating: 0, count: capacities.count)
+        let radiusSquared = PickupDistance.earthRadius * PickupDistance.earthRadius
         for row in rows {
+            let place = rowPlaces[row], passenger = passengers[row], run = runs[row]
+            if place.measured {
+                let (x, y, z) = (place.vector.x, place.vector.y, place.vector.z)
+                for position in run {
+                    let dx = positionXs[position] - x, dy = positionYs[position] - y, dz = positionZs[position] - z
+                    nearness[position] = (dx * dx + dy * dy + dz * dz) * radiusSquared
+                }
+                let first = unmeasuredPositions.partitionPoint { $0 >= run.lowerBound }
+                for position in unmeasuredPositions[first...].prefix(while: { $0 < run.upperBound }) {
+                    nearness[position] = unmeasuredNearness(place, position)
+                }
+            } else {
+                for position in run { nearness[position] = unmeasuredNearness(place, position) }
+            }
             // A column does best with the nearest rows that have no preferred column of their own.
-            let preferredColumn = preferred[row] >= 0 && runs[row].contains(departureOrder[preferred[row]])
-                && positionDrivers[departureOrder[preferred[row]]] != passengers[row] ? preferred[row] : -1
-            if preferredColumn >= 0 { chosen[row - rows.lowerBound].insert(preferredColumn) }
+            var preferredPosition = preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
+            if preferredPosition >= 0 && !(run.contains(preferredPosition) && positionDrivers[preferredPosition] != passenger) {
+                preferredPosition = -1
+            }
+            if preferredPosition >= 0 { chosen[row - rows.lowerBound].insert(preferred[row]) }
             var ofRow = Nearest(count: count)
-            forEachPosition(ofRow: row) { position in
-                let column = byDeparture[position], nearness = nearness(row: row, position: position)
-                if nearness <= ofRow.limit { ofRow.offer(nearness, column) }
-                if nearness <= columnLimits[column] && (preferredColumn < 0 || preferredColumn == column) {
-                    ofColumns[column].offer(nearness, row)
-                    columnLimits[column] = ofColumns[column].limit
+            var rowLimit = Double.infinity
+            for position in run where positionDrivers[position] != passenger {
+                let nearness = nearness[position]
+                if nearness <= rowLimit {
+                    ofRow.offer(nearness, byDeparture[position])
+                    rowLimit = ofRow.limit
+                }
+                if nearness <= positionLimits[position] && (preferredPosition < 0 || preferredPosition == position) {
+                    ofPositions[position].offer(nearness, row)
+                    positionLimits[position] = ofPositions[position].limit
                 }
             }
             chosen[row - rows.lowerBound].formUnion(ofRow.indices)
         }
-        return (chosen, ofColumns)
+        return (chosen, capacities.indices.map { ofPositions[departureOrder[$0]] })
     }
 
     func edges(cheaperThan duals: [AssignmentCost], at prices: [AssignmentCost],
@@ -191,16 +225,11 @@ struct RideLegEdges: AssignmentPricing {
         for position in runs[row] where positionDrivers[position] != passengers[row] { body(position) }
     }
 
-    /// A number that grows with the distance, cheaper than it: the square of the chord in metres
-    /// between coordinates (it orders such pairs as their distances), else the square of the
+    /// A number that grows with the distance, cheaper than it, and orders pairs as their distances:
+    /// the square of the chord in metres between coordinates, else (here) the square of the
     /// distance. It only guides which edges to try first.
-    private func nearness(row: Int, position: Int) -> Double {
-        let (a, b) = (rowPlaces[row], positionPlaces[position])
-        if a.measured && b.measured {
-            let radius = PickupDistance.earthRadius
-            return PickupDistance.Table.chordSquared(a.vector, b.vector) * radius * radius
-        }
-        let metres = Double(distances.metres(a.point, b.point))
+    private func unmeasuredNearness(_ place: Place, _ position: Int) -> Double {
+        let metres = Double(distances.metres(place.point, positionPlaces[position].point))
         return metres * metres
     }
 
