@@ -943,7 +943,7 @@ CREATE TABLE public.notifications (
     kind text NOT NULL,
     membership_id bigint,
     recipient_id bigint,
-    dedupe_key text NOT NULL,
+    dedupe_key text NOT NULL COLLATE pg_catalog."C",
     status text DEFAULT 'pending'::text NOT NULL,
     attempts integer DEFAULT 0 NOT NULL,
     next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,

@@ -21,7 +21,7 @@ public struct Migration: Sendable {
         pendingNotifications, rideMessages, leaveAfterSentJoin, joinMessagesPerStatement, seatCheckOnIndex,
         nightlyFolders, sources, attendance, legacyIDs,
         peopleDuplicates, triggerLookupsRobustToStatistics, membershipChecksPerStatement, pairingChecksPerStatement,
-        insertedRowsAsRows, outboxReferencesPerStatement,
+        insertedRowsAsRows, outboxReferencesPerStatement, dedupeKeysInByteOrder,
     ]
 }
 
