@@ -126,7 +126,7 @@ struct RideLegEdges: AssignmentPricing {
         var chosen = [Set<Int>](repeating: [], count: rows.count)
         // Per row, the nearness of each position of its run: first all at once by coordinates
         // (one tight loop over arrays), then those that cannot be measured so, one by one.
-        var nearness = [Double](repeating: 0, count: capacities.count)
+        var nearnessAt = [Double](repeating: 0, count: capacities.count)
         let radiusSquared = PickupDistance.earthRadius * PickupDistance.earthRadius
         for row in rows {
             let place = rowPlaces[row], passenger = passengers[row], run = runs[row]
@@ -134,14 +134,14 @@ struct RideLegEdges: AssignmentPricing {
                 let (x, y, z) = (place.vector.x, place.vector.y, place.vector.z)
                 for position in run {
                     let dx = positionXs[position] - x, dy = positionYs[position] - y, dz = positionZs[position] - z
-                    nearness[position] = (dx * dx + dy * dy + dz * dz) * radiusSquared
+                    nearnessAt[position] = (dx * dx + dy * dy + dz * dz) * radiusSquared
                 }
                 let first = unmeasuredPositions.partitionPoint { $0 >= run.lowerBound }
                 for position in unmeasuredPositions[first...].prefix(while: { $0 < run.upperBound }) {
-                    nearness[position] = unmeasuredNearness(place, position)
+                    nearnessAt[position] = unmeasuredNearness(place, position)
                 }
             } else {
-                for position in run { nearness[position] = unmeasuredNearness(place, position) }
+                for position in run { nearnessAt[position] = unmeasuredNearness(place, position) }
             }
             // A column does best with the nearest rows that have no preferred column of their own.
             var preferredPosition = preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
@@ -152,7 +152,7 @@ struct RideLegEdges: AssignmentPricing {
             var ofRow = Nearest(count: count)
             var rowLimit = Double.infinity
             for position in run where positionDrivers[position] != passenger {
-                let nearness = nearness[position]
+                let nearness = nearnessAt[position]
                 if nearness <= rowLimit {
                     ofRow.offer(nearness, byDeparture[position])
                     rowLimit = ofRow.limit
@@ -225,9 +225,10 @@ struct RideLegEdges: AssignmentPricing {
         for position in runs[row] where positionDrivers[position] != passengers[row] { body(position) }
     }
 
-    /// A number that grows with the distance, cheaper than it, and orders pairs as their distances:
-    /// the square of the chord in metres between coordinates, else (here) the square of the
-    /// distance. It only guides which edges to try first.
+    /// The nearness of a pair that coordinates cannot measure: the square of its distance. Nearness
+    /// grows with the distance and is cheaper to find; between coordinates it is the square of the
+    /// chord in metres, which orders such pairs as their distances. It only guides which edges to
+    /// try first.
     private func unmeasuredNearness(_ place: Place, _ position: Int) -> Double {
         let metres = Double(distances.metres(place.point, positionPlaces[position].point))
         return metres * metres
