@@ -411,7 +411,7 @@ struct RidePairingTests {
             request(Int64(index + 1), to: window(0, 60), "", coordinate(km))
         }
         let edges = RideLegEdges(
-            rows: requests.indices.map { (window(0, 60), nil, $0, nil) },
+            rows: requests.indices.map { (window(0, 60), nil, $0) },
             columns: offers.indices.map { (at(30), offers[$0].seats, nil, requests.count + $0) },
             distances: PickupDistance.Table(requests.map(\.pickup) + offers.map(\.pickup)))
         let outCosts = requests.indices.map(edges.outCost(row:))
@@ -447,7 +447,7 @@ struct RidePairingTests {
         // 1,000 riders, 400 cars of 2 seats, every pickup a place name of its own.
         let pickups = (0..<1_400).map { PickupPoint(place: "Dorm \($0)", coordinate: nil, postalCode: nil) }
         let edges = CountingEdges(RideLegEdges(
-            rows: (0..<1_000).map { (window(0, 60), nil, $0, nil) },
+            rows: (0..<1_000).map { (window(0, 60), nil, $0) },
             columns: (0..<400).map { (at(30), 2, nil, 1_000 + $0) },
             distances: PickupDistance.Table(pickups)))
         let columns = AssignmentSimplex.priced(edges, candidates: RidePairing.candidates)

@@ -36,7 +36,12 @@ extension AssignmentSimplex {
     ///
     /// Returns the column of each row, nil for the rows left out.
     static func priced(_ problem: some AssignmentPricing, candidates: Int) -> [Int?] {
-        var lists = problem.candidateEdges(count: candidates)
+        priced(problem, from: problem.candidateEdges(count: candidates), candidates: candidates)
+    }
+
+    /// The same, from candidate edges found beforehand (`lists`, per row).
+    static func priced(_ problem: some AssignmentPricing, from lists: [[AssignmentEdge]], candidates: Int) -> [Int?] {
+        var lists = lists
         let outCosts = (0..<problem.rowCount).map(problem.outCost(row:))
         var simplex = AssignmentSimplex(capacities: problem.capacities, outCosts: outCosts, edges: lists)
         while true {

@@ -49,20 +49,20 @@ struct RideLegEdges: AssignmentPricing {
     private let positionXs: [Double], positionYs: [Double], positionZs: [Double]
     private let unmeasuredPositions: [Int]
     /// Per row: its request's place, its run of positions, its passenger (`Int64.min` for none),
-    /// and its preferred column (-1 for none).
+    /// and its preferred column (-1 for none, or for one not in its run or the passenger's own).
     private let rowPlaces: [Place]
     private let runs: [Range<Int>]
     private let passengers: [Int64]
-    private let preferred: [Int]
+    private var preferred: [Int] = []
 
     var rowCount: Int { runs.count }
 
-    /// `rows` are the requests' windows, passengers, points and preferred columns (a column index or
-    /// nil); `columns` the offers' departures on this leg, seats left, drivers and points; points are
-    /// indices into `distances`.
-    init(rows: [(window: ClosedRange<Date>, passenger: Int64?, point: Int, preferred: Int?)],
+    /// `rows` are the requests' windows, passengers and points; `columns` the offers' departures on
+    /// this leg, seats left, drivers and points; points are indices into `distances`. No row has a
+    /// preferred column until `prefer(_:)`. The work per row is split over `cores`.
+    init(rows: [(window: ClosedRange<Date>, passenger: Int64?, point: Int)],
          columns: [(departure: Date, seats: Int, driver: Int64?, point: Int)],
-         distances: PickupDistance.Table) {
+         distances: PickupDistance.Table, cores: Int = Concurrently.cores) {
         self.distances = distances
         capacities = columns.map(\.seats)
         let byDeparture = columns.indices.sorted { (columns[$0].departure, $0) < (columns[$1].departure, $1) }
@@ -84,13 +84,24 @@ struct RideLegEdges: AssignmentPricing {
         }
         rowPlaces = rows.map { Place($0.point, in: distances) }
         passengers = rows.map { $0.passenger ?? .min }
-        preferred = rows.map { $0.preferred ?? -1 }
         let (rowCount, columnCount) = (AssignmentCost(rows.count), AssignmentCost(columns.count))
         tieScale = rowCount * rowCount * columnCount + rowCount * columnCount + 1
         let measured = self
-        let farthest = Concurrently.parts(of: runs.count) { rows in rows.map(measured.farthestMetres) }.flatMap { $0 }
+        let farthest = Concurrently.parts(of: runs.count, cores: cores) { rows in rows.map(measured.farthestMetres) }
+            .flatMap { $0 }
         otherDriverPenalty = 1 + farthest.reduce(0, +)
         outMetres = 1 + farthest.reduce(0) { $0 + $1 + otherDriverPenalty }
+        preferred = Array(repeating: -1, count: rows.count)
+    }
+
+    /// Sets each row's preferred column (nil for none): the driver it has on the other leg, once
+    /// that leg is solved. A column the row cannot take counts as none.
+    mutating func prefer(_ columns: [Int?]) {
+        preferred = columns.enumerated().map { row, column in
+            guard let column else { return -1 }
+            let position = departureOrder[column]
+            return runs[row].contains(position) && positionDrivers[position] != passengers[row] ? column : -1
+        }
     }
 
     /// Whether the row has any column: an offer departing in its window that is not the passenger's.
@@ -101,29 +112,62 @@ struct RideLegEdges: AssignmentPricing {
         distances.metres(rowPlaces[row].point, positionPlaces[departureOrder[column]].point)
     }
 
+    /// Each row's nearest columns and each column's nearest rows, nearest first: what the candidate
+    /// edges are taken from (`candidateEdges(from:count:)`).
+    struct NearestLists: Sendable {
+        var ofRows: [[Int]]
+        var ofColumns: [[Int]]
+    }
+
     func candidateEdges(count: Int) -> [[AssignmentEdge]] {
+        candidateEdges(from: nearestLists(count: count, knowingPreferences: true), count: count)
+    }
+
+    /// Each row's `count` nearest columns, and each column's `2 count` nearest rows that have no
+    /// preferred column of their own (a column does best with those). With `knowingPreferences`
+    /// false (the other leg is still being solved) a column keeps its `4 count` nearest rows of any
+    /// kind, which `candidateEdges(from:count:)` filters once the preferences are set.
+    func nearestLists(count: Int, knowingPreferences: Bool, cores: Int = Concurrently.cores) -> NearestLists {
         // The rows are split over the cores; each part finds its rows' nearest columns and, among its
         // rows, each column's nearest, which are then merged.
-        let parts = Concurrently.parts(of: rowCount) { rows in nearest(of: rows, count: count) }
-        var chosen = parts.flatMap(\.ofRows)
-        for column in capacities.indices {
-            var nearest = Nearest(count: 2 * count)
+        let perColumn = knowingPreferences ? 2 * count : 4 * count
+        let parts = Concurrently.parts(of: rowCount, cores: cores) { rows in
+            nearest(of: rows, count: count, perColumn: perColumn, knowingPreferences: knowingPreferences)
+        }
+        return NearestLists(ofRows: parts.flatMap(\.ofRows), ofColumns: capacities.indices.map { column in
+            var nearest = Nearest(count: perColumn)
             for part in parts { nearest.offer(part.ofColumns[column]) }
-            for row in nearest.indices { chosen[row].insert(column) }
+            return nearest.indices
+        })
+    }
+
+    /// The candidate edges of each row: its nearest columns, its preferred column, and the columns
+    /// that count it among their `2 count` nearest rows without a preferred column of their own.
+    func candidateEdges(from lists: NearestLists, count: Int) -> [[AssignmentEdge]] {
+        var chosen = lists.ofRows.indices.map { row in
+            Set(lists.ofRows[row] + (preferred[row] >= 0 ? [preferred[row]] : []))
+        }
+        for column in capacities.indices {
+            for row in lists.ofColumns[column].lazy.filter({ self.preferred[$0] < 0 || self.preferred[$0] == column })
+                .prefix(2 * count) {
+                chosen[row].insert(column)
+            }
         }
         return chosen.indices.map { row in
             chosen[row].sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
         }
     }
 
-    /// For `rows`: each one's nearest `count` columns (and its preferred column), and each column's
-    /// nearest `2 count` of these rows; ties to the lower index.
-    private func nearest(of rows: Range<Int>, count: Int) -> (ofRows: [Set<Int>], ofColumns: [Nearest]) {
+    /// For `rows`: each one's nearest `count` columns, and each column's nearest `perColumn` of
+    /// these rows (knowing preferences, of those without a preferred column of their own); ties to
+    /// the lower index.
+    private func nearest(of rows: Range<Int>, count: Int, perColumn: Int,
+                         knowingPreferences: Bool) -> (ofRows: [[Int]], ofColumns: [Nearest]) {
         // Kept per position (column in order of departure): each list, and what it takes (below
         // its farthest so far, once full).
-        var ofPositions = [Nearest](repeating: Nearest(count: 2 * count), count: capacities.count)
+        var ofPositions = [Nearest](repeating: Nearest(count: perColumn), count: capacities.count)
         var positionLimits = [Double](repeating: .infinity, count: capacities.count)
-        var chosen = [Set<Int>](repeating: [], count: rows.count)
+        var chosen = [[Int]](repeating: [], count: rows.count)
         // Per row, the nearness of each position of its run: first all at once by coordinates
         // (one tight loop over arrays), then those that cannot be measured so, one by one.
         var nearnessAt = [Double](repeating: 0, count: capacities.count)
@@ -143,12 +187,7 @@ struct RideLegEdges: AssignmentPricing {
             } else {
                 for position in run { nearnessAt[position] = unmeasuredNearness(place, position) }
             }
-            // A column does best with the nearest rows that have no preferred column of their own.
-            var preferredPosition = preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
-            if preferredPosition >= 0 && !(run.contains(preferredPosition) && positionDrivers[preferredPosition] != passenger) {
-                preferredPosition = -1
-            }
-            if preferredPosition >= 0 { chosen[row - rows.lowerBound].insert(preferred[row]) }
+            let preferredPosition = knowingPreferences && preferred[row] >= 0 ? departureOrder[preferred[row]] : -1
             var ofRow = Nearest(count: count)
             var rowLimit = Double.infinity
             for position in run where positionDrivers[position] != passenger {
@@ -162,7 +201,7 @@ struct RideLegEdges: AssignmentPricing {
                     positionLimits[position] = ofPositions[position].limit
                 }
             }
-            chosen[row - rows.lowerBound].formUnion(ofRow.indices)
+            chosen[row - rows.lowerBound] = ofRow.indices
         }
         return (chosen, capacities.indices.map { ofPositions[departureOrder[$0]] })
     }

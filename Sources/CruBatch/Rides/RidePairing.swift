@@ -46,12 +46,15 @@ enum RidePairing {
 }
 
 /// One event's pairing (`RidePairing`) a leg at a time, `to` then `from`, so that a caller can write
-/// one leg's pairings while the next is solved.
+/// one leg's pairings while the next is solved. While a leg's simplex runs (on one core), the next
+/// leg's nearest cars are found on another.
 struct RideLegPairing {
     private var event: EventPairing
     private var legs = RideLeg.allCases[...]
     private let candidates: Int
     private var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
+    /// The next leg as far as it is set up while this one is solved.
+    private var upcoming: BackgroundWork<PreparedLeg>?
 
     init(offers: [RideOffer], requests: [RideRequest], kept: [RidePair], candidates: Int = RidePairing.candidates) {
         event = EventPairing(offers: offers, requests: requests, kept: kept)
@@ -61,7 +64,16 @@ struct RideLegPairing {
     /// Solves the next leg and returns its new pairings; nil once both legs are solved.
     mutating func next() -> [RideAssignment]? {
         guard let leg = legs.popFirst() else { return nil }
-        let decided = event.pair(leg, candidates: candidates)
+        let prepared = upcoming?.value ?? event.prepare(leg, candidates: candidates, knowingPreferences: true)
+        // Once this leg's candidates are found, the next leg's nearest cars are found on another
+        // core while the simplex (one core) solves this one; their preferred drivers come after.
+        var next: BackgroundWork<PreparedLeg>?
+        let before = event, candidates = candidates, nextLeg = legs.first
+        let decided = event.pair(prepared, candidates: candidates) {
+            guard let nextLeg else { return }
+            next = BackgroundWork { before.prepare(nextLeg, candidates: candidates, knowingPreferences: false) }
+        }
+        upcoming = next
         assignments += decided.assignments
         waiting += decided.waiting
         return decided.assignments
@@ -97,24 +109,43 @@ private struct EventPairing {
         }
     }
 
-    /// Pairs the requests of one leg that no kept pairing serves, and records their drivers.
-    mutating func pair(_ leg: RideLeg, candidates: Int) -> (assignments: [RideAssignment], waiting: [RideWaiting]) {
+    /// One leg's requests that no kept pairing serves (the rows), its offers (the columns), its
+    /// edges and their nearest lists: everything but, when `knowingPreferences` is false, each
+    /// request's driver on the other leg. That is when the other leg is being solved, on one core:
+    /// this then takes the other one only.
+    func prepare(_ leg: RideLeg, candidates: Int, knowingPreferences: Bool) -> PreparedLeg {
+        let cores = knowingPreferences ? Concurrently.cores : 1
         let columns = offers.indices.filter { offers[$0].departures[leg] != nil }
-        let columnOfOffer = Dictionary(uniqueKeysWithValues: columns.enumerated().map { (offers[$1].id, $0) })
         let rows = requests.indices.filter { requests[$0].windows[leg] != nil && drivers[leg]?[requests[$0].id] == nil }
-        let edges = RideLegEdges(
-            rows: rows.map { row in
-                let request = requests[row]
-                return (request.windows[leg]!, request.passengerID, row,
-                        drivers[leg.other]?[request.id].flatMap { columnOfOffer[$0] })
-            },
+        var edges = RideLegEdges(
+            rows: rows.map { (requests[$0].windows[leg]!, requests[$0].passengerID, $0) },
             columns: columns.map { offer in
                 (offers[offer].departures[leg]!, offers[offer].seats - (taken[leg]?[offers[offer].id] ?? 0),
                  offers[offer].driverID, requests.count + offer)
             },
-            distances: distances)
+            distances: distances, cores: cores)
+        if knowingPreferences { edges.prefer(preferredColumns(leg, rows: rows, columns: columns)) }
+        return PreparedLeg(leg: leg, rows: rows, columns: columns, edges: edges,
+                           lists: edges.nearestLists(count: candidates, knowingPreferences: knowingPreferences, cores: cores))
+    }
+
+    /// Per row of a leg, the column of its driver on the other leg, if it has one there.
+    private func preferredColumns(_ leg: RideLeg, rows: [Int], columns: [Int]) -> [Int?] {
+        let columnOfOffer = Dictionary(uniqueKeysWithValues: columns.enumerated().map { (offers[$1].id, $0) })
+        return rows.map { row in drivers[leg.other]?[requests[row].id].flatMap { columnOfOffer[$0] } }
+    }
+
+    /// Pairs a prepared leg and records its drivers; `meanwhile` runs once the candidate edges are
+    /// found, before the simplex.
+    mutating func pair(_ prepared: PreparedLeg, candidates: Int,
+                       meanwhile: () -> Void) -> (assignments: [RideAssignment], waiting: [RideWaiting]) {
+        let leg = prepared.leg, rows = prepared.rows, columns = prepared.columns
+        var edges = prepared.edges
+        edges.prefer(preferredColumns(leg, rows: rows, columns: columns))
+        let lists = edges.candidateEdges(from: prepared.lists, count: candidates)
+        meanwhile()
         var assignments: [RideAssignment] = [], waiting: [RideWaiting] = []
-        for (index, column) in AssignmentSimplex.priced(edges, candidates: candidates).enumerated() {
+        for (index, column) in AssignmentSimplex.priced(edges, from: lists, candidates: candidates).enumerated() {
             let request = requests[rows[index]]
             if let column {
                 let offer = offers[columns[column]]
@@ -129,4 +160,14 @@ private struct EventPairing {
         }
         return (assignments, waiting)
     }
+}
+
+/// A leg of an event set up for pairing (`EventPairing.prepare`): its rows (indices of requests),
+/// its columns (indices of offers), its edges and their nearest lists.
+private struct PreparedLeg: Sendable {
+    let leg: RideLeg
+    let rows: [Int]
+    let columns: [Int]
+    let edges: RideLegEdges
+    let lists: RideLegEdges.NearestLists
 }
