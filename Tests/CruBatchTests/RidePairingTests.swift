@@ -399,15 +399,15 @@ struct RidePairingTests {
 
     @Test("the nearest candidates alone would leave a passenger waiting; the priced edges seat them")
     func candidatesAloneDoWorse() {
-        // Along a meridian, in km: riders at 14, 21, 13 and 24; cars at 18 (one seat), 35 (two) and
-        // 37 (one). With one candidate car per rider and two candidate riders per car, the rider at 13
-        // has only the car at 18, which the rider at 14 takes: three ride. All four ride when 13
-        // takes the car at 35, an edge neither ranks among its nearest.
+        // Along a meridian, in km: cars at 18 (one seat) and 35 (six); riders at 14 and 13, and four
+        // around the second car, at 33, 34, 36 and 37. With one candidate car per rider and four
+        // candidate riders per car, the riders at 14 and 13 have only the car at 18, and the car at
+        // 35 only the four around it: five ride. All six ride when 13 (or 14) takes the car at 35,
+        // an edge neither ranks among its nearest.
         func coordinate(_ km: Double) -> Coordinate { Coordinate(latitude: 35 + km / 111.195, longitude: -120.66) }
         let offers = [offer(10, to: 30, seats: 1, "", coordinate(18)),
-                      offer(20, to: 30, seats: 2, "", coordinate(35)),
-                      offer(30, to: 30, seats: 1, "", coordinate(37))]
-        let requests = [14.0, 21, 13, 24].enumerated().map { index, km in
+                      offer(20, to: 30, seats: 6, "", coordinate(35))]
+        let requests = [14.0, 13, 33, 34, 36, 37].enumerated().map { index, km in
             request(Int64(index + 1), to: window(0, 60), "", coordinate(km))
         }
         let edges = RideLegEdges(
@@ -418,12 +418,12 @@ struct RidePairingTests {
         var alone = AssignmentSimplex(capacities: edges.capacities, outCosts: outCosts,
                                       edges: edges.candidateEdges(count: 1))
         alone.solve()
-        #expect(alone.columns.compactMap { $0 }.count == 3)
+        #expect(alone.columns.compactMap { $0 }.count == 5)
 
-        // The optimum, by hand: 14 → 18, 21 → 35, 13 → 35, 24 → 37, or as far with 21 and 24 swapped.
+        // The optimum, by hand: 14 → 18 and 13 → 35 (or the other way round, as far), the four → 35.
         for candidates in [1, RidePairing.candidates] {
             let result = RidePairing.pair(offers: offers, requests: requests, kept: [], candidates: candidates)
-            #expect(result.assignments.count == 4 && result.waiting.isEmpty && result.totalMetres == 53_000)
+            #expect(result.assignments.count == 6 && result.waiting.isEmpty && result.totalMetres == 32_000)
         }
     }
 

@@ -123,14 +123,14 @@ struct RideLegEdges: AssignmentPricing {
         candidateEdges(from: nearestLists(count: count, knowingPreferences: true), count: count)
     }
 
-    /// Each row's `count` nearest columns, and each column's `2 count` nearest rows that have no
+    /// Each row's `count` nearest columns, and each column's `4 count` nearest rows that have no
     /// preferred column of their own (a column does best with those). With `knowingPreferences`
-    /// false (the other leg is still being solved) a column keeps its `4 count` nearest rows of any
+    /// false (the other leg is still being solved) a column keeps its `8 count` nearest rows of any
     /// kind, which `candidateEdges(from:count:)` filters once the preferences are set.
     func nearestLists(count: Int, knowingPreferences: Bool, cores: Int = Concurrently.cores) -> NearestLists {
         // The rows are split over the cores; each part finds its rows' nearest columns and, among its
         // rows, each column's nearest, which are then merged.
-        let perColumn = knowingPreferences ? 2 * count : 4 * count
+        let perColumn = knowingPreferences ? 4 * count : 8 * count
         let parts = Concurrently.parts(of: rowCount, cores: cores) { rows in
             nearest(of: rows, count: count, perColumn: perColumn, knowingPreferences: knowingPreferences)
         }
@@ -142,14 +142,14 @@ struct RideLegEdges: AssignmentPricing {
     }
 
     /// The candidate edges of each row: its nearest columns, its preferred column, and the columns
-    /// that count it among their `2 count` nearest rows without a preferred column of their own.
+    /// that count it among their `4 count` nearest rows without a preferred column of their own.
     func candidateEdges(from lists: NearestLists, count: Int) -> [[AssignmentEdge]] {
         var chosen = lists.ofRows.indices.map { row in
             Set(lists.ofRows[row] + (preferred[row] >= 0 ? [preferred[row]] : []))
         }
         for column in capacities.indices {
             for row in lists.ofColumns[column].lazy.filter({ self.preferred[$0] < 0 || self.preferred[$0] == column })
-                .prefix(2 * count) {
+                .prefix(4 * count) {
                 chosen[row].insert(column)
             }
         }
