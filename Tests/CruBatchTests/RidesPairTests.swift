@@ -37,6 +37,9 @@ struct RidesPairTests {
         ])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(document["command"] as? String == "rides pair")
+        // The report's text tables, set while the last leg is written, are no part of the document.
+        #expect(Set(document.keys) == ["format", "command", "events", "pairings", "waiting", "run_id", "dry_run",
+                                        "seconds"], "\(document.keys.sorted())")
         let events = try #require(document["events"] as? [[String: Any]])
         #expect(events.map { $0["code"] as? String } == ["fall-retreat-2026"])
         #expect(events.first?["offers"] as? Int == 2 && events.first?["requests"] as? Int == 4)

@@ -54,17 +54,25 @@ public struct RidesPairReport: Sendable, CommandReport {
     }
 
     public var events: [Event] = []
-    public var pairings: [Pairing] = []
-    public var waiting: [Waiting] = []
+    public private(set) var pairings: [Pairing] = []
+    public private(set) var waiting: [Waiting] = []
+    /// The pairings and waiting legs as text tables (`setTables`), once they are all added.
+    private var tables: String?
     /// The run in `import_runs` (kind `rides-pair`), for `crubatch runs show` and `crubatch undo`.
     public var runID: Int?
     public var dryRun = false
     public var seconds = 0.0
 
+    /// What the JSON document holds: everything but the rendered tables.
+    private enum CodingKeys: String, CodingKey {
+        case events, pairings, waiting, runID, dryRun, seconds
+    }
+
     /// 0 when no request leg waits, 1 when some do.
     public var exitStatus: ExitStatus { waiting.isEmpty ? .ok : .rejected }
 
     mutating func add(_ result: RidePairingResult, of event: RideShareEvents) {
+        tables = nil
         let offers = Dictionary(uniqueKeysWithValues: event.offers.map { ($0.offer.id, $0) })
         let requests = Dictionary(uniqueKeysWithValues: event.requests.map { ($0.request.id, $0) })
         for assignment in result.assignments {
@@ -90,6 +98,15 @@ public struct RidesPairReport: Sendable, CommandReport {
 
     /// The pairings, the legs still waiting, a line per event and the verdict.
     public var text: String {
+        (tables ?? Self.tables(pairings, waiting)) + (events.map(Self.summary) + [verdict]).joined(separator: "\n")
+    }
+
+    /// Renders the tables of pairings and waiting legs now, for `text`: `rides pair` does it while
+    /// the server writes the last leg, rather than after.
+    mutating func setTables() { tables = Self.tables(pairings, waiting) }
+
+    /// The pairings, then the legs still waiting, as text tables, each followed by a blank line.
+    private static func tables(_ pairings: [Pairing], _ waiting: [Waiting]) -> String {
         var lines: [String] = []
         if !pairings.isEmpty {
             var table = TextTable(headers: ["event", "leg", "passenger", "pickup", "driver", "leaves", "distance"],
@@ -108,9 +125,7 @@ public struct RidesPairReport: Sendable, CommandReport {
             }
             lines += table.lines + [""]
         }
-        lines += events.map(Self.summary)
-        lines.append(verdict)
-        return lines.joined(separator: "\n")
+        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     }
 
     /// `4.2 km` between coordinates; else `same place` or `-` (a guess from codes or names).

@@ -49,13 +49,15 @@ public struct RidesPairRun {
                 RideLegPairing(offers: $0.offers.map(\.offer), requests: $0.requests.map(\.request), kept: $0.kept)
             }
             var current = 0
-            // The new pairings of the next leg to solve, of this event or the next; nil when all are.
+            // The new pairings of the next leg to solve, of this event or the next; nil when all are,
+            // and then the report's tables are set while the last leg's pairings are written.
             func solveNextLeg() -> [RidePair]? {
                 while current < pairings.count {
                     if let decided = pairings[current].next() { return decided.map(\.pair) }
                     report.add(pairings[current].result, of: events[current])
                     current += 1
                 }
+                report.setTables()
                 return nil
             }
             // Pairing more request legs than the table holds is a first load: its keys are checked
