@@ -18,6 +18,12 @@ public enum CivilDay {
         return (day, second - day * 86_400)
     }
 
+    /// The day of the week of a day counted from 1970-01-01: 0 for Monday to 6 for Sunday (day 0 was
+    /// a Thursday).
+    public static func weekday(_ number: Int) -> Int {
+        ((number % 7) + 7 + 3) % 7
+    }
+
     /// The date of a day counted from 1970-01-01.
     public static func date(_ number: Int) -> (year: Int, month: Int, day: Int) {
         let z = number + 719_468

@@ -236,9 +236,9 @@ enum CalendarCivil {
         CivilDay.date(Int(days))
     }
 
-    /// 0 = Monday ... 6 = Sunday (1970-01-01 was a Thursday).
+    /// 0 = Monday ... 6 = Sunday.
     static func weekdayIndex(days: Int64) -> Int {
-        Int(((days % 7) + 7 + 3) % 7)
+        CivilDay.weekday(Int(days))
     }
 
     /// Seconds since the epoch of a wall-clock time read as if it were UTC.

@@ -165,12 +165,10 @@ enum MailEncoding {
     static func rfc5322Date(_ date: Date) -> String {
         let (days, time) = CivilDay.day(ofSecond: Int(date.timeIntervalSince1970.rounded(.down)))
         let (year, month, day) = CivilDay.date(days)
-        // 1970-01-01 was a Thursday.
-        let weekday = ((days % 7) + 11) % 7
-        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(names[weekday]), \(two(day)) \(months[month - 1]) \(year) "
+        return "\(names[CivilDay.weekday(days)]), \(two(day)) \(months[month - 1]) \(year) "
             + "\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) +0000"
     }
 }
