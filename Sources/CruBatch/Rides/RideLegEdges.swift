@@ -44,8 +44,10 @@ struct RideLegEdges: AssignmentPricing {
     private let departureOrder: [Int]
     private let positionPlaces: [Place]
     private let positionDrivers: [Int64]
-    /// The positions' unit vectors by coordinate (zero without coordinates), and the positions
-    /// without coordinates, in order.
+    /// The positions' unit vectors, coordinate by coordinate (zero without coordinates): copies of
+    /// `positionPlaces`' vectors laid out for the loop over millions of pairs in `nearest`, which
+    /// runs faster on them: 10,000 requests paired 0.02 s sooner (three sets of 7 alternated runs).
+    /// And the positions whose offers have no coordinates, in order.
     private let positionXs: [Double], positionYs: [Double], positionZs: [Double]
     private let unmeasuredPositions: [Int]
     /// Per row: its request's place, its run of positions, its passenger (`Int64.min` for none),
@@ -123,6 +125,10 @@ struct RideLegEdges: AssignmentPricing {
         candidateEdges(from: nearestLists(count: count, knowingPreferences: true), count: count)
     }
 
+    /// A column's candidate rows per candidate column of a row: a column does best with its nearest
+    /// riders, and pricing then has little left to add.
+    private static let rowsPerColumn = 4
+
     /// Each row's `count` nearest columns, and each column's `4 count` nearest rows that have no
     /// preferred column of their own (a column does best with those). With `knowingPreferences`
     /// false (the other leg is still being solved) a column keeps its `8 count` nearest rows of any
@@ -130,7 +136,7 @@ struct RideLegEdges: AssignmentPricing {
     func nearestLists(count: Int, knowingPreferences: Bool, cores: Int = Concurrently.cores) -> NearestLists {
         // The rows are split over the cores; each part finds its rows' nearest columns and, among its
         // rows, each column's nearest, which are then merged.
-        let perColumn = knowingPreferences ? 4 * count : 8 * count
+        let perColumn = (knowingPreferences ? 1 : 2) * Self.rowsPerColumn * count
         let parts = Concurrently.parts(of: rowCount, cores: cores) { rows in
             nearest(of: rows, count: count, perColumn: perColumn, knowingPreferences: knowingPreferences)
         }
@@ -149,7 +155,7 @@ struct RideLegEdges: AssignmentPricing {
         }
         for column in capacities.indices {
             for row in lists.ofColumns[column].lazy.filter({ self.preferred[$0] < 0 || self.preferred[$0] == column })
-                .prefix(4 * count) {
+                .prefix(Self.rowsPerColumn * count) {
                 chosen[row].insert(column)
             }
         }
@@ -168,8 +174,8 @@ struct RideLegEdges: AssignmentPricing {
         var ofPositions = [Nearest](repeating: Nearest(count: perColumn), count: capacities.count)
         var positionLimits = [Double](repeating: .infinity, count: capacities.count)
         var chosen = [[Int]](repeating: [], count: rows.count)
-        // Per row, the nearness of each position of its run: first all at once by coordinates
-        // (one tight loop over arrays), then those that cannot be measured so, one by one.
+        // Per row, the nearness of each position of its run: first all by coordinates, then those
+        // that cannot be measured so.
         var nearnessAt = [Double](repeating: 0, count: capacities.count)
         let radiusSquared = PickupDistance.earthRadius * PickupDistance.earthRadius
         for row in rows {
