@@ -90,9 +90,9 @@ begin
         if tg_level = 'STATEMENT' then
             loop
                 execute format($check$
-                    select count(*), (select count(distinct %1$I) from new_rows)
+                    select count(locked.present), count(*)
                     from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
-                    cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
+                    left join lateral (select true as present from %2$I p where p.%3$I = w.key for key share) locked on true
                     $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
                 exit when held = wanted;
                 execute format($check$
@@ -446,7 +446,17 @@ begin
         queued := queued + added;
     end if;
 
-    if started is not null then
+    if tg_op = 'INSERT' then
+        -- New pairings: no message names them yet.
+        insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
+        select 'ride-paired', p.id, who, 'ride-paired:' || p.id || ':' || who || ':' || extract(epoch from now()),
+               notification_initial_status()
+        from new_rows p join ride_offers o on o.id = p.offer_id join ride_requests r on r.id = p.request_id
+        cross join lateral unnest(array[o.driver_id, r.passenger_id]) who
+        where p.ended_at is null;
+        get diagnostics added = row_count;
+        queued := queued + added;
+    elsif started is not null then
         -- Back before its end was told (an undo): that message is cancelled and, as if the pairing
         -- had never ended, nobody is told of it again.
         with withdrawn as (
@@ -463,16 +473,20 @@ begin
         on conflict (dedupe_key) do nothing;
         get diagnostics added = row_count;
         queued := queued + added;
+    end if;
+
+    if started is not null then
         -- One per fill, named by the leg's latest pairing: a fill again after a seat was freed is another.
         insert into notifications (kind, ride_pairing_id, recipient_id, dedupe_key, status)
-        select 'ride-full', f.latest, f.driver_id, 'ride-full:' || f.latest || ':' || extract(epoch from now()),
+        select 'ride-full', f.latest, o.driver_id, 'ride-full:' || f.latest || ':' || extract(epoch from now()),
                notification_initial_status()
-        from (select o.driver_id, o.seats, count(*) as riders, max(s.id) as latest
-              from (select distinct offer_id, leg from new_rows where id in (select unnest(started))) l
-              join ride_offers o on o.id = l.offer_id
-              join ride_pairings s on s.offer_id = l.offer_id and s.leg = l.leg and s.ended_at is null
-              group by o.id, l.leg) f
-        where f.riders >= f.seats
+        from (select s.offer_id, count(*) as riders, max(s.id) as latest
+              from ride_pairings s
+              where s.ended_at is null
+                and (s.offer_id, s.leg) in (select offer_id, leg from new_rows where id = any(started))
+              group by s.offer_id, s.leg) f
+        join ride_offers o on o.id = f.offer_id
+        where f.riders >= o.seats
         on conflict (dedupe_key) do nothing;
         get diagnostics added = row_count;
         queued := queued + added;

@@ -28,45 +28,7 @@ extension Migration {
     /// that locked the row, then its statement sees that writer's messages and deletes them too.
     /// An insert that meets a delete it waited for fails with 23503.
     static let outboxReferencesPerStatement = Migration(version: 26, name: "outbox references per statement", sql: """
-    create function check_references() returns trigger language plpgsql set enable_seqscan = off as $$
-    declare
-        i integer := 0;
-        wanted bigint;
-        held bigint;
-        missing text;
-    begin
-        while i < tg_nargs loop
-            if tg_level = 'STATEMENT' then
-                loop
-                    execute format($check$
-                        select count(*), (select count(distinct %1$I) from new_rows)
-                        from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
-                        cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
-                        $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
-                    exit when held = wanted;
-                    execute format($check$
-                        select min(n.%1$I::text) from new_rows n
-                        where n.%1$I is not null and not exists (select from %2$I p where p.%3$I = n.%1$I)
-                        $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into missing;
-                    -- None missing now: a row came back between the two queries, and is locked again.
-                    exit when missing is not null;
-                end loop;
-            else
-                execute format($check$
-                    select ($1).%1$I::text where ($1).%1$I is distinct from ($2).%1$I and ($1).%1$I is not null
-                    and not exists (select from %2$I p where p.%3$I = ($1).%1$I for key share)
-                    $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) using new, old into missing;
-            end if;
-            if missing is not null then
-                raise foreign_key_violation using
-                    message = format('insert or update on table "%s" violates its reference to table "%s"',
-                                     tg_table_name, tg_argv[i + 1]),
-                    detail = format('Key (%s)=(%s) is not present in table "%s".', tg_argv[i], missing, tg_argv[i + 1]);
-            end if;
-            i := i + 3;
-        end loop;
-        return null;
-    end $$;
+    \(checkReferencesFunction(lockingStatementRows: statementReferencesLockedOnce))
 
     create function apply_references() returns trigger language plpgsql set enable_seqscan = off as $$
     declare
@@ -142,4 +104,56 @@ extension Migration {
                 """
         }.joined(separator: "\n    ")
     }
+
+    /// `check_references()` (`create or replace` with `replacing`), whose check of a statement's rows
+    /// runs `lockingStatementRows`: a query that locks, per reference, the rows the statement's values
+    /// name, into `held` (how many) and `wanted` (how many distinct values).
+    static func checkReferencesFunction(replacing: Bool = false, lockingStatementRows: String) -> String {
+        """
+        create \(replacing ? "or replace " : "")function check_references() returns trigger language plpgsql set enable_seqscan = off as $$
+        declare
+            i integer := 0;
+            wanted bigint;
+            held bigint;
+            missing text;
+        begin
+            while i < tg_nargs loop
+                if tg_level = 'STATEMENT' then
+                    loop
+        \(lockingStatementRows)
+                        exit when held = wanted;
+                        execute format($check$
+                            select min(n.%1$I::text) from new_rows n
+                            where n.%1$I is not null and not exists (select from %2$I p where p.%3$I = n.%1$I)
+                            $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into missing;
+                        -- None missing now: a row came back between the two queries, and is locked again.
+                        exit when missing is not null;
+                    end loop;
+                else
+                    execute format($check$
+                        select ($1).%1$I::text where ($1).%1$I is distinct from ($2).%1$I and ($1).%1$I is not null
+                        and not exists (select from %2$I p where p.%3$I = ($1).%1$I for key share)
+                        $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) using new, old into missing;
+                end if;
+                if missing is not null then
+                    raise foreign_key_violation using
+                        message = format('insert or update on table "%s" violates its reference to table "%s"',
+                                         tg_table_name, tg_argv[i + 1]),
+                        detail = format('Key (%s)=(%s) is not present in table "%s".', tg_argv[i], missing, tg_argv[i + 1]);
+                end if;
+                i := i + 3;
+            end loop;
+            return null;
+        end $$;
+        """
+    }
+
+    /// The rows named locked in one pass, their distinct values counted in another.
+    private static let statementReferencesLockedOnce = """
+                        execute format($check$
+                            select count(*), (select count(distinct %1$I) from new_rows)
+                            from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
+                            cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
+                            $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
+        """
 }

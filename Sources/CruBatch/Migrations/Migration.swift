@@ -21,7 +21,8 @@ public struct Migration: Sendable {
         pendingNotifications, rideMessages, leaveAfterSentJoin, joinMessagesPerStatement, seatCheckOnIndex,
         nightlyFolders, sources, attendance, legacyIDs,
         peopleDuplicates, triggerLookupsRobustToStatistics, membershipChecksPerStatement, pairingChecksPerStatement,
-        insertedRowsAsRows, outboxReferencesPerStatement, dedupeKeysInByteOrder,
+        insertedRowsAsRows, outboxReferencesPerStatement, dedupeKeysInByteOrder, referenceChecksInOnePass,
+        newPairingsToldDirectly,
     ]
 }
 
