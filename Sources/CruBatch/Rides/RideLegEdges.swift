@@ -147,21 +147,31 @@ struct RideLegEdges: AssignmentPricing {
         })
     }
 
-    /// The candidate edges of each row: its nearest columns, its preferred column, and the columns
-    /// that count it among their `4 count` nearest rows without a preferred column of their own.
+    /// The candidate edges of each row, in column order: its nearest columns, its preferred column,
+    /// and the columns that count it among their `4 count` nearest rows without a preferred column
+    /// of their own. The rows are split over the cores.
     func candidateEdges(from lists: NearestLists, count: Int) -> [[AssignmentEdge]] {
-        var chosen = lists.ofRows.indices.map { row in
-            Set(lists.ofRows[row] + (preferred[row] >= 0 ? [preferred[row]] : []))
-        }
+        var fromColumns = [[Int]](repeating: [], count: rowCount)
         for column in capacities.indices {
             for row in lists.ofColumns[column].lazy.filter({ self.preferred[$0] < 0 || self.preferred[$0] == column })
                 .prefix(Self.rowsPerColumn * count) {
-                chosen[row].insert(column)
+                fromColumns[row].append(column)
             }
         }
-        return chosen.indices.map { row in
-            chosen[row].sorted().map { AssignmentEdge(column: $0, cost: cost(row: row, column: $0)) }
-        }
+        let edges = self, ofColumns = fromColumns
+        return Concurrently.parts(of: rowCount) { rows in
+            rows.map { row in
+                var columns = lists.ofRows[row] + ofColumns[row]
+                if edges.preferred[row] >= 0 { columns.append(edges.preferred[row]) }
+                columns.sort()
+                var candidates: [AssignmentEdge] = []
+                candidates.reserveCapacity(columns.count)
+                for (index, column) in columns.enumerated() where index == 0 || columns[index - 1] != column {
+                    candidates.append(AssignmentEdge(column: column, cost: edges.cost(row: row, column: column)))
+                }
+                return candidates
+            }
+        }.flatMap { $0 }
     }
 
     /// For `rows`: each one's nearest `count` columns, and each column's nearest `perColumn` of
