@@ -1961,13 +1961,9 @@ CREATE INDEX ministry_teams_ministry_id ON public.ministry_teams USING btree (mi
 
 CREATE INDEX notifications_attendance_id ON public.notifications USING btree (attendance_id) WHERE (attendance_id IS NOT NULL);
 
-CREATE INDEX notifications_due ON public.notifications USING btree (next_attempt_at) WHERE (status = ANY (ARRAY['pending'::text, 'failed'::text]));
-
-CREATE INDEX notifications_membership_id ON public.notifications USING btree (membership_id);
+CREATE INDEX notifications_membership_id ON public.notifications USING btree (membership_id) WHERE (membership_id IS NOT NULL);
 
 CREATE INDEX notifications_pending_id ON public.notifications USING btree (id) WHERE (status = 'pending'::text);
-
-CREATE INDEX notifications_pending_recipient ON public.notifications USING btree (recipient_id) WHERE (status = 'pending'::text);
 
 CREATE INDEX notifications_ride_pairing_id ON public.notifications USING btree (ride_pairing_id);
 
