@@ -109,7 +109,9 @@ extension Migration {
         """
 
     /// The started pairings' drivers and passengers told, and their count added to `queued`, but
-    /// for a pairing that comes back before its end was told.
+    /// for a pairing that comes back before its end was told. Like `ridePairedMessages`, it goes
+    /// where a statement starts inside an `if` of the function, so its lines after the first are
+    /// indented for that place.
     static let restartedPairingsTold = """
         -- Back before its end was told (an undo): that message is cancelled and, as if the pairing
                 -- had never ended, nobody is told of it again.

@@ -12,6 +12,8 @@ extension Migration {
     \(queueRideMessagesFunction(queueingStarted: newPairingsTold))
     """)
 
+    /// The messages of the pairings a statement started: those it inserted told directly, those
+    /// made current again as before, then each car filled.
     private static let newPairingsTold = """
             if tg_op = 'INSERT' then
                 -- New pairings: no message names them yet.
