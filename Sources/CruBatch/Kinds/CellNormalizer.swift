@@ -135,8 +135,8 @@ enum CellNormalizer {
     private static func asciiLowercased(_ text: String) -> String {
         var copy = text
         return copy.withUTF8 { bytes in
-            guard bytes.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
-            return String(decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            guard bytes.contains(where: { $0.asciiLowercased != $0 }) else { return text }
+            return String(decoding: bytes.map(\.asciiLowercased), as: UTF8.self)
         }
     }
 

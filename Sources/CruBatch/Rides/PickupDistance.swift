@@ -73,7 +73,7 @@ enum PickupDistance {
         /// A postal code as compared: in capitals, letters and digits only.
         static func postalCode(_ typed: String) -> String {
             if let printable = Self.printableASCII(typed) {
-                return String(decoding: printable.lazy.filter(Self.isASCIIAlphanumeric).map(Self.asciiUppercased),
+                return String(decoding: printable.lazy.filter(\.isASCIIAlphanumeric).map(\.asciiUppercased),
                               as: UTF8.self)
             }
             let scalars = typed.uppercased().unicodeScalars
@@ -85,7 +85,7 @@ enum PickupDistance {
             if let printable = Self.printableASCII(typed) {
                 // Printable ASCII has one white space: the space.
                 return printable.split(separator: UInt8(ascii: " "))
-                    .map { String(decoding: $0.lazy.map(Self.asciiLowercased), as: UTF8.self) }
+                    .map { String(decoding: $0.lazy.map(\.asciiLowercased), as: UTF8.self) }
                     .joined(separator: " ")
             }
             return typed.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -96,19 +96,6 @@ enum PickupDistance {
         private static func printableASCII(_ text: String) -> [UInt8]? {
             let bytes = Array(text.utf8)
             return bytes.allSatisfy { (0x20...0x7E).contains($0) } ? bytes : nil
-        }
-
-        private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        }
-
-        private static func asciiUppercased(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
-        }
-
-        private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
         }
 
         /// The distance in metres between points `a` and `b`.
