@@ -1,4 +1,5 @@
 import CLibZ
+import CSVStream
 import Foundation
 import ZIPFoundation
 

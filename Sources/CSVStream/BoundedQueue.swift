@@ -4,7 +4,7 @@ import Foundation
 /// most `capacity` elements, so a fast producer waits instead of filling memory. The producer ends
 /// it with `finish(failure:)`; the consumer can `cancel()` it, which makes the producer's next
 /// `put` throw so it stops.
-final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @unchecked Sendable {
+package final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @unchecked Sendable {
     // Every stored property is read and written only while `condition` is locked.
     private let condition = NSCondition()
     private let capacity: Int
@@ -14,14 +14,14 @@ final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @uncheck
     private var cancelled = false
 
     /// What `put` throws once the consumer has gone.
-    struct Cancelled: Error {}
+    package struct Cancelled: Error {}
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Adds an element, waiting while the queue is full; throws `Cancelled` when the consumer is gone.
-    func put(_ element: Element) throws(Cancelled) {
+    package func put(_ element: Element) throws(Cancelled) {
         condition.lock()
         defer { condition.unlock() }
         while elements.count >= capacity && !cancelled { condition.wait() }
@@ -31,7 +31,7 @@ final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @uncheck
     }
 
     /// No more elements will come: the end, or the failure that stopped the producer.
-    func finish(failure: Failure? = nil) {
+    package func finish(failure: Failure? = nil) {
         condition.lock()
         defer { condition.unlock() }
         finished = true
@@ -41,7 +41,7 @@ final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @uncheck
 
     /// The next element, waiting for one; nil at the end; the producer's failure once every
     /// element before it was taken.
-    func take() throws(Failure) -> Element? {
+    package func take() throws(Failure) -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while elements.isEmpty && !finished { condition.wait() }
@@ -54,7 +54,7 @@ final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @uncheck
     }
 
     /// The consumer stops taking: the producer's waiting or next `put` throws.
-    func cancel() {
+    package func cancel() {
         condition.lock()
         defer { condition.unlock() }
         cancelled = true
