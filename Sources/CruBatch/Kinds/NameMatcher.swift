@@ -62,6 +62,10 @@ struct NameMatcher {
     /// try these.
     private let byFirstWordInitial: [Character: [Entry]]
     private let byAnyWordInitial: [Character: [Entry]]
+    /// In the order of `entries`: by code (rule 1), and by the key of the name or of the code
+    /// (rule 2), so that a cell holding a code, the usual case, is found without trying every entry.
+    private let byCode: [String: [Entry]]
+    private let byKey: [String: [Entry]]
 
     init(_ candidates: [Candidate]) {
         entries = candidates.map { candidate in
@@ -69,12 +73,18 @@ struct NameMatcher {
             return Entry(candidate: candidate, key: words.joined(), codeKey: Vocabulary.key(candidate.code), words: words)
         }
         var byFirstWordInitial: [Character: [Entry]] = [:], byAnyWordInitial: [Character: [Entry]] = [:]
+        var byCode: [String: [Entry]] = [:], byKey: [String: [Entry]] = [:]
         for entry in entries {
+            byCode[entry.candidate.code, default: []].append(entry)
+            byKey[entry.key, default: []].append(entry)
+            if entry.codeKey != entry.key { byKey[entry.codeKey, default: []].append(entry) }
             if let initial = entry.words.first?.first { byFirstWordInitial[initial, default: []].append(entry) }
             for initial in Set(entry.words.compactMap(\.first)) { byAnyWordInitial[initial, default: []].append(entry) }
         }
         self.byFirstWordInitial = byFirstWordInitial
         self.byAnyWordInitial = byAnyWordInitial
+        self.byCode = byCode
+        self.byKey = byKey
     }
 
     func match(_ text: String, scope: String? = nil) -> Match {
@@ -85,8 +95,8 @@ struct NameMatcher {
         let cell = words.map { CellWord(text: $0, letters: $0.count) }
         let initial = words[0].first!
         let rules: [(tried: [Entry], matches: (Entry) -> Bool)] = [
-            (entries, { $0.candidate.code == lower }),
-            (entries, { $0.key == key || $0.codeKey == key }),
+            (byCode[lower] ?? [], { _ in true }),
+            (byKey[key] ?? [], { _ in true }),
             (byFirstWordInitial[initial] ?? [], { Self.wordsMatch(cell[...], $0.words[...], anchored: true) }),
             (byAnyWordInitial[initial] ?? [], { Self.wordsMatch(cell[...], $0.words[...], anchored: false) }),
         ]
