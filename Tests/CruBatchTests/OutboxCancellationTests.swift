@@ -42,6 +42,48 @@ struct OutboxCancellationTests {
         #expect(status.stdout.contains(", 2 cancelled"), "\(status.stdout)")
     }
 
+    @Test("a membership an undo puts back under its old id queues no join message again; a new one queues its own")
+    func restoredMembershipQueuesNothingTwice() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let connection = try database.connect()
+        try connection.script(Self.newStudent)
+        try connection.script(Self.joinSmallGroup)
+        let joins: PostgresQuery = "select count(*) from notifications where kind in ('joined', 'welcome')"
+        let queued = try database.count(joins)
+        let leaders = try database.count("""
+            select count(*) from group_leaders l join community_groups g on g.id = l.group_id where g.code = 'cp-small-tue'
+            """)
+        try #require(leaders > 0)
+        #expect(try database.count("""
+            select count(*) from notifications n join memberships m on m.id = n.membership_id
+            join people p on p.id = m.person_id where p.email = 'left.early@example.edu' and n.kind = 'joined'
+            """) == leaders)
+        try connection.execute("update notifications set status = 'sent', sent_at = now()")
+
+        // As a merge's undo does: the row deleted, then inserted again with its id.
+        let membership = "select m.* from memberships m join people p on p.id = m.person_id where p.email = 'left.early@example.edu'"
+        try connection.transaction {
+            try connection.script("""
+                create temp table saved on commit drop as \(membership);
+                delete from memberships where id in (select id from saved);
+                set local crubatch.undoing = 'on';
+                insert into memberships overriding system value select * from saved;
+                """)
+        }
+        #expect(try database.count(joins) == queued, "the leaders were told of this membership already")
+        #expect(try database.count("select count(*) from notifications where status = 'pending'") == 0)
+
+        // Another student joining afterwards is told about as before.
+        try connection.script("""
+            insert into people (email, first_name, last_name, campus_id)
+            select 'joined.later@example.edu', 'Joined', 'Later', id from campuses where code = 'calpoly';
+            insert into memberships (group_id, person_id)
+            select g.id, p.id from community_groups g, people p
+            where g.code = 'cp-small-tue' and p.email = 'joined.later@example.edu';
+            """)
+        #expect(try database.count("select count(*) from notifications where status = 'pending' and kind = 'joined'") == leaders)
+    }
+
     @Test("of one statement's memberships, one added as left and one in an archived group tell no leader, the current one does; a join message written by hand about the ended one is left out")
     func inactiveMembershipsQueueNoJoin() throws {
         let database = try TestDatabase(importing: "central-coast")

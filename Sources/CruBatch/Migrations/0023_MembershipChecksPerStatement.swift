@@ -64,19 +64,7 @@ extension Migration {
     declare
         queued integer;
     begin
-        with joining as (
-            select m.id, m.group_id, m.person_id from new_rows m
-            where m.status <> 'left' and m.group_id not in (select id from community_groups where archived_at is not null))
-        insert into notifications (kind, membership_id, recipient_id, dedupe_key, status)
-        select q.kind, q.membership_id, q.recipient_id, q.kind || ':' || q.membership_id || ':' || q.recipient_id,
-               notification_initial_status()
-        from (select 'joined' as kind, m.id as membership_id, gl.person_id as recipient_id, 0 as turn
-              from joining m join group_leaders gl on gl.group_id = m.group_id
-              union all
-              select 'welcome', m.id, m.person_id, 1
-              from joining m
-              where current_setting('crubatch.welcome', true) = 'on') q
-        order by q.membership_id, q.turn, q.recipient_id
+        \(joinMessagesQueued(indent: "    "))
         on conflict (dedupe_key) do nothing;
         get diagnostics queued = row_count;
         if queued > 0 and notification_initial_status() = 'pending' then
@@ -94,4 +82,26 @@ extension Migration {
                            and (new.kind not in ('joined', 'welcome') or pg_trigger_depth() = 0))
         execute function skip_notification_of_inactive_membership();
     """)
+
+    /// The insert of the join messages of the statement's memberships (`new_rows`): `joined` to
+    /// each leader of the group and, when the writer asked for it, `welcome` to the member, in
+    /// membership order; none for a membership that has ended or whose group is archived. Its lines
+    /// after the first are indented by `indent` more than the function's body.
+    static func joinMessagesQueued(indent: String) -> String {
+        """
+        with joining as (
+            select m.id, m.group_id, m.person_id from new_rows m
+            where m.status <> 'left' and m.group_id not in (select id from community_groups where archived_at is not null))
+        insert into notifications (kind, membership_id, recipient_id, dedupe_key, status)
+        select q.kind, q.membership_id, q.recipient_id, q.kind || ':' || q.membership_id || ':' || q.recipient_id,
+               notification_initial_status()
+        from (select 'joined' as kind, m.id as membership_id, gl.person_id as recipient_id, 0 as turn
+              from joining m join group_leaders gl on gl.group_id = m.group_id
+              union all
+              select 'welcome', m.id, m.person_id, 1
+              from joining m
+              where current_setting('crubatch.welcome', true) = 'on') q
+        order by q.membership_id, q.turn, q.recipient_id
+        """.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+    }
 }
