@@ -60,18 +60,10 @@ extension Migration {
     create trigger memberships_enforce_capacity_on_update after update on memberships
         referencing old table as old_rows new table as new_rows for each statement execute function enforce_group_capacity();
 
-    create or replace function queue_join_notifications() returns trigger language plpgsql as $$
-    declare
-        queued integer;
-    begin
+    \(queueJoinNotificationsFunction(queueing: """
         \(joinMessagesQueued(indent: "    "))
-        on conflict (dedupe_key) do nothing;
-        get diagnostics queued = row_count;
-        if queued > 0 and notification_initial_status() = 'pending' then
-            perform pg_notify('crubatch_notifications', 'memberships');
-        end if;
-        return null;
-    end $$;
+            on conflict (dedupe_key) do nothing;
+        """))
 
     -- The join messages the trigger above queues (inside a trigger: depth 1) are checked there; any
     -- other membership message, and a join message a writer inserts itself (an undo restoring one),
@@ -82,6 +74,25 @@ extension Migration {
                            and (new.kind not in ('joined', 'welcome') or pg_trigger_depth() = 0))
         execute function skip_notification_of_inactive_membership();
     """)
+
+    /// `queue_join_notifications()`: runs `queueing`, the statement that queues the join messages of
+    /// the statement's memberships (its lines after the first indented for the function's body),
+    /// and wakes `notify --watch` when it queued any that are pending.
+    static func queueJoinNotificationsFunction(queueing: String) -> String {
+        """
+        create or replace function queue_join_notifications() returns trigger language plpgsql as $$
+        declare
+            queued integer;
+        begin
+            \(queueing)
+            get diagnostics queued = row_count;
+            if queued > 0 and notification_initial_status() = 'pending' then
+                perform pg_notify('crubatch_notifications', 'memberships');
+            end if;
+            return null;
+        end $$;
+        """
+    }
 
     /// The insert of the join messages of the statement's memberships (`new_rows`): `joined` to
     /// each leader of the group and, when the writer asked for it, `welcome` to the member, in

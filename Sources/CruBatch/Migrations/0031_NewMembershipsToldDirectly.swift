@@ -8,21 +8,13 @@ extension Migration {
     /// already: during an undo (`crubatch.undoing`) the keys are arbitrated as before, so nobody is
     /// told twice.
     static let newMembershipsToldDirectly = Migration(version: 31, name: "new memberships told directly", sql: """
-    create or replace function queue_join_notifications() returns trigger language plpgsql as $$
-    declare
-        queued integer;
-    begin
+    \(queueJoinNotificationsFunction(queueing: """
         if current_setting('crubatch.undoing', true) is distinct from 'on' then
-            \(joinMessagesQueued(indent: "        "));
-        else
-            \(joinMessagesQueued(indent: "        "))
-            on conflict (dedupe_key) do nothing;
-        end if;
-        get diagnostics queued = row_count;
-        if queued > 0 and notification_initial_status() = 'pending' then
-            perform pg_notify('crubatch_notifications', 'memberships');
-        end if;
-        return null;
-    end $$;
+                \(joinMessagesQueued(indent: "        "));
+            else
+                \(joinMessagesQueued(indent: "        "))
+                on conflict (dedupe_key) do nothing;
+            end if;
+        """))
     """)
 }
