@@ -39,9 +39,6 @@ public protocol TableReader: AnyObject {
     func next() throws(Diagnostic) -> TableRow?
     /// Hands over the warnings (blank rows) gathered so far.
     func takeWarnings() -> [Diagnostic]
-    /// Whether the reader already works ahead of the caller on a thread of its own, so that
-    /// `TableReadAhead` need not add one.
-    var readsAhead: Bool { get }
     /// A diagnostic about one of its rows where the file's reader finds it: on its sheet by
     /// default; a reader whose rows are made from something else (an iCalendar file's events)
     /// points at what they were made from.
@@ -49,7 +46,6 @@ public protocol TableReader: AnyObject {
 }
 
 extension TableReader {
-    public var readsAhead: Bool { false }
     public func locate(_ diagnostic: Diagnostic) -> Diagnostic { diagnostic.inSheet(sheet) }
 }
 

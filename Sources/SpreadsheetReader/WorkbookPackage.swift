@@ -1,5 +1,4 @@
 import CLibZ
-import CSVStream
 import Foundation
 import ZIPFoundation
 

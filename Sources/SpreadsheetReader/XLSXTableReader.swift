@@ -63,8 +63,6 @@ public final class XLSXTableReader: TableReader {
     }
 
     public var header: [String] { tableHeader.names }
-    /// The sheet's XML is inflated and parsed on threads of their own.
-    public var readsAhead: Bool { true }
     /// Bytes of the sheet's uncompressed XML behind the rows read so far.
     public var bytesRead: Int { rows.bytesRead }
     public var sha256Hex: String? { digest }

@@ -134,44 +134,38 @@ struct KindLoader {
     }
 
     /// Reads every row, validates it in Swift and COPYs it into the staging table: a rejected row too,
-    /// with the cells that could be read, so the database checks report its other problems. The
-    /// file is read ahead on a thread of its own (`TableReadAhead`) while this one checks the rows
-    /// before.
+    /// with the cells that could be read, so the database checks report its other problems.
     private func stream(table: any TableReader, mapping: HeaderMapping, encoder: StagingEncoder,
                         into result: inout KindLoadResult) throws {
         let validator = RowValidator(spec: spec, mapping: mapping, file: table.displayName, dateOrder: options.dateOrder)
-        let rows = TableReadAhead(table)
-        defer { rows.finish() }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         var errors = 0
         try connection.copyIn(encoder.copySQL) { sender in
-            reading: while let batch = try rows.next() {
-                for row in batch.rows {
-                    result.counts.read += 1
-                    let check = validator.validate(row)
-                    encoder.append(line: row.line, values: check.values, to: &buffer)
-                    result.diagnostics += check.diagnostics
-                    if check.isRejected {
-                        result.rejectedLines.insert(check.line)
-                        errors += check.diagnostics.filter { $0.severity == .error }.count
-                    }
-                    if errors >= errorBudget {
-                        result.stoppedEarly = true
-                        break reading
-                    }
-                }
+            while let row = try table.next() {
+                result.counts.read += 1
+                let check = validator.validate(row)
+                encoder.append(line: row.line, values: check.values, to: &buffer)
                 if buffer.count >= 1 << 16 {
                     try sender.send(buffer)
                     buffer.removeAll(keepingCapacity: true)
                 }
-                progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: batch.bytesRead,
-                                         fileSize: table.totalBytes))
+                result.diagnostics += check.diagnostics
+                if check.isRejected {
+                    result.rejectedLines.insert(check.line)
+                    errors += check.diagnostics.filter { $0.severity == .error }.count
+                }
+                if result.counts.read & 4095 == 0 {
+                    progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.bytesRead,
+                                             fileSize: table.totalBytes))
+                }
+                if errors >= errorBudget {
+                    result.stoppedEarly = true
+                    break
+                }
             }
             try sender.send(buffer)
         }
-        // The table is this thread's again once the reader has stopped.
-        rows.finish()
         progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.bytesRead,
                                  fileSize: table.totalBytes))
     }
@@ -205,4 +199,3 @@ struct KindLoader {
         counts.unchanged = staged - counts.inserted - counts.updated - counts.restored
     }
 }
-

@@ -4,7 +4,7 @@ import Foundation
 /// most `capacity` elements, so a fast producer waits instead of filling memory. The producer ends
 /// it with `finish(failure:)`; the consumer can `cancel()` it, which makes the producer's next
 /// `put` throw so it stops.
-package final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @unchecked Sendable {
+final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: @unchecked Sendable {
     // Every stored property is read and written only while `condition` is locked.
     private let condition = NSCondition()
     private let capacity: Int
@@ -14,14 +14,14 @@ package final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: 
     private var cancelled = false
 
     /// What `put` throws once the consumer has gone.
-    package struct Cancelled: Error {}
+    struct Cancelled: Error {}
 
-    package init(capacity: Int) {
+    init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Adds an element, waiting while the queue is full; throws `Cancelled` when the consumer is gone.
-    package func put(_ element: Element) throws(Cancelled) {
+    func put(_ element: Element) throws(Cancelled) {
         condition.lock()
         defer { condition.unlock() }
         while elements.count >= capacity && !cancelled { condition.wait() }
@@ -31,7 +31,7 @@ package final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: 
     }
 
     /// No more elements will come: the end, or the failure that stopped the producer.
-    package func finish(failure: Failure? = nil) {
+    func finish(failure: Failure? = nil) {
         condition.lock()
         defer { condition.unlock() }
         finished = true
@@ -41,7 +41,7 @@ package final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: 
 
     /// The next element, waiting for one; nil at the end; the producer's failure once every
     /// element before it was taken.
-    package func take() throws(Failure) -> Element? {
+    func take() throws(Failure) -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while elements.isEmpty && !finished { condition.wait() }
@@ -54,7 +54,7 @@ package final class BoundedQueue<Element: Sendable, Failure: Error & Sendable>: 
     }
 
     /// The consumer stops taking: the producer's waiting or next `put` throws.
-    package func cancel() {
+    func cancel() {
         condition.lock()
         defer { condition.unlock() }
         cancelled = true
