@@ -184,13 +184,18 @@ struct KindLoader {
             return
         }
         for statement in sql.setup { try connection.execute(statement) }
-        guard let changed = try connection.query(sql.update).rows.first else {
-            throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
+        let matched = try connection.query(sql.match).affectedRows
+        if try connection.query(sql.changedCount).scalar(Int.self) > 0 {
+            guard let changed = try connection.query(sql.update).rows.first else {
+                throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
+            }
+            counts.updated = try changed.decode(Int.self, 0)
+            counts.restored = try changed.decode(Int.self, 1)
         }
-        counts.updated = try changed.decode(Int.self, 0)
-        counts.restored = try changed.decode(Int.self, 1)
-        counts.inserted = try connection.query(sql.insert(recording: true)).scalar(Int.self)
-        for statement in sql.listSync(allNew: false) { try connection.execute(statement) }
+        // When every staged row named a stored one, nothing is new.
+        counts.inserted = matched == staged ? 0 : try connection.query(sql.insert(recording: true)).scalar(Int.self)
+        for statement in sql.listSync(allNew: false, allMatched: matched == staged) { try connection.execute(statement) }
+        try connection.execute(sql.dropMatched)
         if let touch = sql.finishLists.first, let count = sql.finishLists.last {
             try connection.execute(touch)
             counts.updated = try connection.query(count).scalar(Int.self)

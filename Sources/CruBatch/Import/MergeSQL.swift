@@ -59,14 +59,34 @@ struct MergeSQL {
                     separator: ", ")
     }
 
-    /// Updates rows whose values differ and restores retired rows the file lists; selects how many
-    /// were updated and how many restored. The stored row's old state comes from a second reference
-    /// to the table (`o`), since RETURNING sees the new one.
+    /// Joins each staged row to the stored row its key names, once, into `merge_matched`: its line,
+    /// the stored row's id, and whether the row differs or comes back from being retired
+    /// (`merge_changed`). The rows it holds are the staged rows that name a stored row: when that is
+    /// every staged row, nothing is new and `insert` need not run; when none differs, `update`
+    /// need not run.
+    var match: PostgresQuery {
+        let columns = spec.targetColumns.filter(\.updatable)
+        return """
+            create temp table merge_matched on commit drop as
+            select n.line, t.id as merge_id, \(unescaped: differs(columns.map(\.name), from: columns.map(newValue))) as merge_changed
+            from \(unescaped: resolved) join \(identifier: spec.table) t on \(unescaped: spec.keyMatch)
+            """
+    }
+
+    /// Selects how many matched rows differ.
+    let changedCount: PostgresQuery = "select count(*) from merge_matched where merge_changed"
+
+    /// Drops what `match` made.
+    let dropMatched: PostgresQuery = "drop table merge_matched"
+
+    /// Updates the matched rows that differ and restores retired rows the file lists; selects how
+    /// many were updated and how many restored. The stored row's old state comes from a second
+    /// reference to the table (`o`), since RETURNING sees the new one.
     var update: PostgresQuery {
         let columns = spec.targetColumns.filter(\.updatable)
         let values = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, newValue($0)) })
-        let changes = differs(columns.map(\.name), from: columns.map(newValue))
-        var from = resolved, match = spec.keyMatch, restored: SQLFragment = "false"
+        var from: SQLFragment = "\(resolved) join merge_matched m on m.line = n.line and m.merge_changed"
+        var match: SQLFragment = "t.id = m.merge_id", restored: SQLFragment = "false"
         if let retirement = spec.retirement {
             from = "\(from), \(identifier: spec.table) o"
             match = "\(match) and o.id = t.id"
@@ -78,7 +98,7 @@ struct MergeSQL {
         return """
             with changed as (update \(identifier: spec.table) t set \(unescaped: assignments(columns.map(\.name)) { values[$0]! }) \
             from \(unescaped: from)
-            where \(unescaped: match) and \(unescaped: changes) returning t.id, \(unescaped: restored) as restored)\(unescaped: record)
+            where \(unescaped: match) returning t.id, \(unescaped: restored) as restored)\(unescaped: record)
             select count(*) filter (where not restored), count(*) filter (where restored) from changed
             """
     }
@@ -148,8 +168,10 @@ struct MergeSQL {
 
     /// Statements that make each list relation's child rows match the staged lists. When every staged
     /// row was just inserted (`allNew`, a first load), there are no old children to remove and nothing
-    /// to record: the children are inserted by one statement, without `setup`'s tables.
-    func listSync(allNew: Bool) -> [PostgresQuery] {
+    /// to record: the children are inserted by one statement, without `setup`'s tables. When every
+    /// staged row named a stored one (`allMatched`, after `match`), each row's parent is its
+    /// `merge_matched` id, found by line, not looked up by key again.
+    func listSync(allNew: Bool, allMatched: Bool = false) -> [PostgresQuery] {
         spec.lists.flatMap { column, list -> [PostgresQuery] in
             let value: SQLFragment = list.reference == nil ? "ord.v" : "r.id"
             let join: SQLFragment = list.reference.map {
@@ -158,10 +180,10 @@ struct MergeSQL {
             let onlyGiven: SQLFragment = keep ? " where n.\(identifier: column.name) is not null" : ""
             let child = SQLFragment(identifier: list.childTable), parent = SQLFragment(identifier: list.parentColumn)
             let valueColumn = SQLFragment(identifier: list.valueColumn)
-            let listed: SQLFragment = """
-                select t.id as parent, n.\(identifier: column.name) as list from \(resolved) \
-                join \(identifier: spec.table) t on \(spec.keyMatch)\(onlyGiven)
-                """
+            let parents: SQLFragment = allMatched
+                ? "select m.merge_id as parent, n.\(identifier: column.name) as list from \(resolved) join merge_matched m on m.line = n.line"
+                : "select t.id as parent, n.\(identifier: column.name) as list from \(resolved) join \(identifier: spec.table) t on \(spec.keyMatch)"
+            let listed: SQLFragment = "\(parents)\(onlyGiven)"
             // The items of the lists of `rows` (as `l`, with a `list` column), grouped by `key`: each
             // one's value (the referenced row's id) and its first position in its list.
             func items(of rows: SQLFragment, by key: SQLFragment) -> SQLFragment {
