@@ -178,7 +178,7 @@ struct KindLoader {
                 table: spec.table, tables: [spec.table] + spec.lists.map(\.relation.childTable), newRows: staged,
                 connection: connection)
             counts.inserted = try connection.query(sql.insert(recording: false)).scalar(Int.self)
-            for statement in sql.listSync(allNew: true) { try connection.execute(statement) }
+            for statement in sql.listSync(.firstLoad) { try connection.execute(statement) }
             try keys?.restore(connection: connection)
             counts.unchanged = staged - counts.inserted
             return
@@ -193,9 +193,9 @@ struct KindLoader {
             counts.restored = try changed.decode(Int.self, 1)
         }
         // When every staged row named a stored one, nothing is new.
-        counts.inserted = matched == staged ? 0 : try connection.query(sql.insert(recording: true)).scalar(Int.self)
-        for statement in sql.listSync(allNew: false, allMatched: matched == staged) { try connection.execute(statement) }
-        try connection.execute(sql.dropMatched)
+        let allMatched = matched == staged
+        counts.inserted = allMatched ? 0 : try connection.query(sql.insert(recording: true)).scalar(Int.self)
+        for statement in sql.listSync(allMatched ? .matched : .byKey) { try connection.execute(statement) }
         if let touch = sql.finishLists.first, let count = sql.finishLists.last {
             try connection.execute(touch)
             counts.updated = try connection.query(count).scalar(Int.self)

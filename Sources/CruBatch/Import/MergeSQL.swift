@@ -43,7 +43,10 @@ struct MergeSQL {
                        "create temp table merge_fresh (id bigint not null) on commit drop"] : []
     }
 
-    var teardown: [PostgresQuery] { tracksLists ? ["drop table merge_touched", "drop table merge_fresh"] : [] }
+    /// Drops `match`'s table and `setup`'s.
+    var teardown: [PostgresQuery] {
+        ["drop table merge_matched"] + (tracksLists ? ["drop table merge_touched", "drop table merge_fresh"] : [])
+    }
 
     /// Whether a stored row `t` differs from its new `values` in `columns`, or comes back from being
     /// retired.
@@ -76,9 +79,6 @@ struct MergeSQL {
     /// Selects how many matched rows differ.
     let changedCount: PostgresQuery = "select count(*) from merge_matched where merge_changed"
 
-    /// Drops what `match` made.
-    let dropMatched: PostgresQuery = "drop table merge_matched"
-
     /// Updates the matched rows that differ and restores retired rows the file lists; selects how
     /// many were updated and how many restored. The stored row's old state comes from a second
     /// reference to the table (`o`), since RETURNING sees the new one.
@@ -107,7 +107,7 @@ struct MergeSQL {
     private var keyOrder: SQLFragment { SQLFragment(joining: spec.keyColumns.map { "n.\(identifier: $0)" }, separator: ", ") }
 
     /// Selects whether the table holds any staged key already. When it holds none (a first load), the
-    /// merge is `insert(recording: false)` and `listSync(allNew: true)`: nothing to update, compare or record.
+    /// merge is `insert(recording: false)` and `listSync(.firstLoad)`: nothing to update, compare or record.
     var anyStored: PostgresQuery {
         "select exists (select 1 from \(unescaped: resolved) join \(identifier: spec.table) t on \(unescaped: spec.keyMatch))"
     }
@@ -166,12 +166,21 @@ struct MergeSQL {
             """
     }
 
-    /// Statements that make each list relation's child rows match the staged lists. When every staged
-    /// row was just inserted (`allNew`, a first load), there are no old children to remove and nothing
-    /// to record: the children are inserted by one statement, without `setup`'s tables. When every
-    /// staged row named a stored one (`allMatched`, after `match`), each row's parent is its
-    /// `merge_matched` id, found by line, not looked up by key again.
-    func listSync(allNew: Bool, allMatched: Bool = false) -> [PostgresQuery] {
+    /// Where `listSync` finds the row each staged list belongs to.
+    enum ListParents {
+        /// Every staged row was just inserted (a first load): there are no old children to remove
+        /// and nothing to record, so the children are inserted by one statement, without `setup`'s
+        /// tables.
+        case firstLoad
+        /// By the staged row's key.
+        case byKey
+        /// Every staged row named a stored one: its `merge_matched` id, found by line (after `match`).
+        case matched
+    }
+
+    /// Statements that make each list relation's child rows match the staged lists, their parents
+    /// found as `parents` says.
+    func listSync(_ parents: ListParents) -> [PostgresQuery] {
         spec.lists.flatMap { column, list -> [PostgresQuery] in
             let value: SQLFragment = list.reference == nil ? "ord.v" : "r.id"
             let join: SQLFragment = list.reference.map {
@@ -180,10 +189,12 @@ struct MergeSQL {
             let onlyGiven: SQLFragment = keep ? " where n.\(identifier: column.name) is not null" : ""
             let child = SQLFragment(identifier: list.childTable), parent = SQLFragment(identifier: list.parentColumn)
             let valueColumn = SQLFragment(identifier: list.valueColumn)
-            let parents: SQLFragment = allMatched
-                ? "select m.merge_id as parent, n.\(identifier: column.name) as list from \(resolved) join merge_matched m on m.line = n.line"
-                : "select t.id as parent, n.\(identifier: column.name) as list from \(resolved) join \(identifier: spec.table) t on \(spec.keyMatch)"
-            let listed: SQLFragment = "\(parents)\(onlyGiven)"
+            let (owner, owners): (SQLFragment, SQLFragment) = parents == .matched
+                ? ("m.merge_id", "merge_matched m on m.line = n.line")
+                : ("t.id", "\(identifier: spec.table) t on \(spec.keyMatch)")
+            let listed: SQLFragment = """
+                select \(owner) as parent, n.\(identifier: column.name) as list from \(resolved) join \(owners)\(onlyGiven)
+                """
             // The items of the lists of `rows` (as `l`, with a `list` column), grouped by `key`: each
             // one's value (the referenced row's id) and its first position in its list.
             func items(of rows: SQLFragment, by key: SQLFragment) -> SQLFragment {
@@ -193,7 +204,7 @@ struct MergeSQL {
                 group by \(key), \(value)
                 """
             }
-            if allNew {
+            if parents == .firstLoad {
                 // Every row's list: the planner memoizes each list's split here, and sorts for the
                 // grouping the order the insert wants.
                 return ["""

@@ -1,8 +1,8 @@
 extension Migration {
     /// `queue_join_notifications()` inserts the join messages of memberships a writer adds as they
     /// are, without arbitrating their dedupe keys (`on conflict`): such a membership's id is fresh
-    /// from its sequence, so no message names it yet. The arbitration was a seventh of inserting the
-    /// 5,941 memberships and 11,882 messages of `place` of 10,000 answers.
+    /// from its sequence, so no message names it yet. The arbitration was about a tenth of inserting
+    /// the 5,941 memberships and 11,882 messages of `place` of 10,000 answers.
     ///
     /// An undo puts memberships back under their old ids, and their messages may be queued or sent
     /// already: during an undo (`crubatch.undoing`) the keys are arbitrated as before, so nobody is
