@@ -77,7 +77,7 @@ struct MergeSQL {
     }
 
     /// Selects how many matched rows differ.
-    let changedCount: PostgresQuery = "select count(*) from merge_matched where merge_changed"
+    var changedCount: PostgresQuery { "select count(*) from merge_matched where merge_changed" }
 
     /// Updates the matched rows that differ and restores retired rows the file lists; selects how
     /// many were updated and how many restored. The stored row's old state comes from a second

@@ -135,7 +135,7 @@ enum CellNormalizer {
     private static func asciiLowercased(_ text: String) -> String {
         var copy = text
         return copy.withUTF8 { bytes in
-            guard bytes.contains(where: { $0.asciiLowercased != $0 }) else { return text }
+            guard bytes.contains(where: \.isASCIIUppercaseLetter) else { return text }
             return String(decoding: bytes.map(\.asciiLowercased), as: UTF8.self)
         }
     }
@@ -224,7 +224,7 @@ enum CellNormalizer {
             var start = bytes.startIndex
             while let open = bytes[start...].firstIndex(of: UInt8(ascii: "(")),
                   let close = bytes[open...].firstIndex(of: UInt8(ascii: ")")) {
-                if bytes[open..<close].contains(where: { (0x61...0x7A).contains($0) }) { return open...close }
+                if bytes[open..<close].contains(where: \.isASCIILowercaseLetter) { return open...close }
                 start = close
             }
             return nil
@@ -238,19 +238,19 @@ enum CellNormalizer {
             bytes.removeSubrange(group)
         }
         // The extension starts at the first letter or `#`.
-        let marker = bytes.firstIndex { (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "#") }
+        let marker = bytes.firstIndex { $0.isASCIILowercaseLetter || $0 == UInt8(ascii: "#") }
         var extensionDigits: [UInt8] = []
         if let marker {
             let rest = bytes[marker...]
-            let word = rest.prefix { (0x61...0x7A).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "#") }
+            let word = rest.prefix { $0.isASCIILowercaseLetter || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "#") }
             guard ["x", "#", "ext", "ext.", "extension"].contains(String(decoding: word, as: UTF8.self)) else { throw invalid }
-            extensionDigits = rest.dropFirst(word.count).filter { (0x30...0x39).contains($0) }
+            extensionDigits = rest.dropFirst(word.count).filter(\.isASCIIDigit)
             guard !extensionDigits.isEmpty else { throw invalid }
         }
         let main = bytes[..<(marker ?? bytes.count)]
-        guard main.allSatisfy({ (0x30...0x39).contains($0) || phonePunctuation.contains($0) }) else { throw invalid }
+        guard main.allSatisfy({ $0.isASCIIDigit || phonePunctuation.contains($0) }) else { throw invalid }
         let international = main.first { $0 != 0x20 } == UInt8(ascii: "+")
-        var digits = main.filter { (0x30...0x39).contains($0) }
+        var digits = main.filter(\.isASCIIDigit)
         if international {
             guard (8...15).contains(digits.count), digits.first != UInt8(ascii: "0") else { throw invalid }
         } else {
@@ -521,7 +521,7 @@ enum CodeRule {
     static func accepts(_ code: String) -> Bool {
         var copy = code
         return copy.withUTF8 { bytes in
-            func isLetterOrDigit(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
+            func isLetterOrDigit(_ byte: UInt8) -> Bool { byte.isASCIILowercaseLetter || byte.isASCIIDigit }
             guard let first = bytes.first, isLetterOrDigit(first), bytes.count <= maximumLength else { return false }
             let dot = UInt8(ascii: ".")
             return bytes.allSatisfy { isLetterOrDigit($0) || $0 == dot || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
