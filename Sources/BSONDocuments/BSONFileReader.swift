@@ -26,8 +26,13 @@ public final class BSONFileReader {
         bson_reader_destroy(reader)
     }
 
+    /// How deep documents and arrays may nest inside a document: MongoDB's own limit. A deeper
+    /// document cannot come from a MongoDB server, and libbson would follow it down the stack.
+    public static let maximumNesting = 100
+
     /// The next document, or nil at the end of the file. Throws when the rest of the file is no
-    /// BSON: a truncated document, a length that does not fit, invalid UTF-8.
+    /// BSON: a truncated document, a length that does not fit, nesting deeper than MongoDB allows,
+    /// text that is not UTF-8.
     public func next() throws(DocumentFileError) -> BSONDocument? {
         var atEnd = false
         guard let document = bson_reader_read(reader, &atEnd) else {
@@ -36,18 +41,50 @@ public final class BSONFileReader {
                                     message: "document \(count + 1) is not BSON (cut short or corrupt): is this file from mongodump?")
         }
         count += 1
+        // Checked before libbson's own validation, which recurses once per level.
+        if Self.nestsTooDeep(document) {
+            throw DocumentFileError(path: path, position: count,
+                                    message: "document \(count) nests documents or arrays more than \(Self.maximumNesting) levels deep, which MongoDB never stores")
+        }
         var offset = 0
         guard bson_validate(document, BSON_VALIDATE_UTF8, &offset) else {
             throw DocumentFileError(path: path, position: count,
                                     message: "document \(count) is not valid BSON (at byte \(offset) of the document)")
         }
-        let fields = Self.withIterator { iterator in
-            bson_iter_init(iterator, document) ? Self.fields(of: iterator) : nil
-        }
-        guard let fields else {
-            throw DocumentFileError(path: path, position: count, message: "document \(count) is not valid BSON")
+        let number = count
+        let fields = try Self.withIterator { iterator throws(DocumentFileError) in
+            guard bson_iter_init(iterator, document) else {
+                throw DocumentFileError(path: path, position: number, message: "document \(number) is not valid BSON")
+            }
+            return try Self.fields(of: iterator, at: "") { field throws(DocumentFileError) in
+                throw DocumentFileError(path: path, position: number,
+                                        message: "document \(number): \(field) holds text that is not UTF-8; MongoDB stores only UTF-8, so the file is damaged or was not written by mongodump")
+            }
         }
         return BSONDocument(fields)
+    }
+
+    /// Whether `document` nests documents or arrays deeper than `maximumNesting`, found with a
+    /// stack of iterators of its own instead of recursion.
+    private static func nestsTooDeep(_ document: OpaquePointer) -> Bool {
+        var stack: [OpaquePointer] = []
+        defer { stack.forEach { crubatch_bson_iter_free($0) } }
+        stack.append(newIterator())
+        // A document libbson cannot iterate is left for its validation to name.
+        guard bson_iter_init(stack[0], document) else { return false }
+        while let top = stack.last {
+            guard bson_iter_next(top) else {
+                crubatch_bson_iter_free(stack.removeLast())
+                continue
+            }
+            let type = bson_iter_type(top)
+            guard type == BSON_TYPE_DOCUMENT || type == BSON_TYPE_ARRAY else { continue }
+            // The stack holds the top document and every level inside it down to here.
+            if stack.count > maximumNesting { return true }
+            stack.append(newIterator())
+            if !bson_iter_recurse(top, stack[stack.count - 1]) { crubatch_bson_iter_free(stack.removeLast()) }
+        }
+        return false
     }
 
     /// Every document of the file.
@@ -58,11 +95,17 @@ public final class BSONFileReader {
         return documents
     }
 
-    /// Runs `body` with a fresh iterator (libbson aborts when it cannot allocate one).
-    private static func withIterator<T>(_ body: (OpaquePointer) -> T) -> T {
-        guard let iterator = crubatch_bson_iter_new() else { fatalError("libbson could not allocate an iterator") }
+    /// Runs `body` with a fresh iterator.
+    private static func withIterator<T, E: Error>(_ body: (OpaquePointer) throws(E) -> T) throws(E) -> T {
+        let iterator = newIterator()
         defer { crubatch_bson_iter_free(iterator) }
-        return body(iterator)
+        return try body(iterator)
+    }
+
+    /// A fresh iterator, freed by the caller (libbson aborts when it cannot allocate one).
+    private static func newIterator() -> OpaquePointer {
+        guard let iterator = crubatch_bson_iter_new() else { fatalError("libbson could not allocate an iterator") }
+        return iterator
     }
 
     /// The text of a NUL-terminated buffer libbson filled.
@@ -70,33 +113,47 @@ public final class BSONFileReader {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func fields(of iterator: OpaquePointer) -> [String: BSONValue] {
+    /// Called with the dotted path of a field whose text is not UTF-8; throws the error to report.
+    private typealias InvalidText = (String) throws(DocumentFileError) -> Never
+
+    private static func fields(of iterator: OpaquePointer, at path: String,
+                               invalid: InvalidText) throws(DocumentFileError) -> [String: BSONValue] {
         var fields: [String: BSONValue] = [:]
         while bson_iter_next(iterator) {
-            fields[String(cString: bson_iter_key(iterator))] = value(at: iterator)
+            let key = String(cString: bson_iter_key(iterator))
+            fields[key] = try value(at: iterator, path: path.isEmpty ? key : path + "." + key, invalid: invalid)
         }
         return fields
     }
 
-    private static func elements(of iterator: OpaquePointer) -> [BSONValue] {
+    private static func elements(of iterator: OpaquePointer, at path: String,
+                                 invalid: InvalidText) throws(DocumentFileError) -> [BSONValue] {
         var elements: [BSONValue] = []
-        while bson_iter_next(iterator) { elements.append(value(at: iterator)) }
+        while bson_iter_next(iterator) {
+            elements.append(try value(at: iterator, path: "\(path).\(elements.count)", invalid: invalid))
+        }
         return elements
     }
 
-    /// The value the iterator is on.
-    private static func value(at iterator: OpaquePointer) -> BSONValue {
+    /// The value the iterator is on, at the dotted `path` of its document.
+    private static func value(at iterator: OpaquePointer, path: String,
+                              invalid: InvalidText) throws(DocumentFileError) -> BSONValue {
         let type = bson_iter_type(iterator)
         switch type {
         case BSON_TYPE_DOUBLE: return .double(bson_iter_double(iterator))
         case BSON_TYPE_UTF8:
             var length: UInt32 = 0
             let bytes = bson_iter_utf8(iterator, &length)!
-            return .string(String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(length)), as: UTF8.self))
+            // libbson's validation lets some invalid UTF-8 in values through: nothing is replaced here.
+            guard let text = String(validating: UnsafeRawBufferPointer(start: bytes, count: Int(length)), as: UTF8.self) else {
+                try invalid(path)
+            }
+            return .string(text)
         case BSON_TYPE_DOCUMENT, BSON_TYPE_ARRAY:
-            return withIterator { child in
+            return try withIterator { child throws(DocumentFileError) in
                 guard bson_iter_recurse(iterator, child) else { return .unsupported("corrupt") }
-                return type == BSON_TYPE_DOCUMENT ? .document(BSONDocument(fields(of: child))) : .array(elements(of: child))
+                return type == BSON_TYPE_DOCUMENT ? .document(BSONDocument(try fields(of: child, at: path, invalid: invalid)))
+                    : .array(try elements(of: child, at: path, invalid: invalid))
             }
         case BSON_TYPE_BINARY:
             var subtype = bson_subtype_t(0), length: UInt32 = 0

@@ -45,9 +45,13 @@ public enum ExtendedJSONReader {
         return document
     }
 
-    /// A JSON value, its Extended JSON wrappers read as the BSON types they stand for.
-    static func value(_ object: Any, path: String, line: Int) throws(DocumentFileError) -> BSONValue {
+    /// A JSON value, its Extended JSON wrappers read as the BSON types they stand for. `depth`
+    /// counts the documents and arrays it is inside of, below the top document.
+    static func value(_ object: Any, path: String, line: Int, depth: Int = 0) throws(DocumentFileError) -> BSONValue {
         func fail(_ message: String) -> DocumentFileError { DocumentFileError(path: path, position: line, message: message) }
+        if depth > BSONFileReader.maximumNesting {
+            throw fail("this document nests documents or arrays more than \(BSONFileReader.maximumNesting) levels deep, which MongoDB never stores")
+        }
         switch object {
         case is NSNull: return .null
         case let text as String: return .string(text)
@@ -59,12 +63,12 @@ public enum ExtendedJSONReader {
             }
         case let array as [Any]:
             var elements: [BSONValue] = []
-            for element in array { elements.append(try value(element, path: path, line: line)) }
+            for element in array { elements.append(try value(element, path: path, line: line, depth: depth + 1)) }
             return .array(elements)
         case let dictionary as [String: Any]:
             if let special = try wrapper(dictionary, fail: fail) { return special }
             var fields: [String: BSONValue] = [:]
-            for (name, element) in dictionary { fields[name] = try value(element, path: path, line: line) }
+            for (name, element) in dictionary { fields[name] = try value(element, path: path, line: line, depth: depth + 1) }
             return .document(BSONDocument(fields))
         default:
             throw fail("a value of an unknown JSON type")

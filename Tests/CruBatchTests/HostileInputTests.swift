@@ -151,4 +151,36 @@ struct HostileInputTests {
         #expect(result.stderr.contains("\(path):1: error[encoding-error]: the file is UTF-16 text"), "\(result.stderr)")
         #expect(!result.stderr.contains("Windows-1252"))
     }
+
+    @Test("a Keystone dump whose first document nests 20,000 levels is refused (exit 65), never a crash of libbson's stack")
+    func deeplyNestedDump() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try withScratchDirectory { folder in
+            try HostileBSON.nested(levels: 20_000).write(to: URL(fileURLWithPath: folder + "/campuses.bson"))
+            let before = try database.tableCounts()
+            for options in [["--dry-run"], []] {
+                let result = try database.run(["import", "--from", "keystone", folder] + options)
+                #expect(result.status == 65, "\(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("campuses.bson:1: document 1 nests documents or arrays more than 100 levels deep"),
+                        "\(result.stderr)")
+            }
+            #expect(try database.tableCounts() == before)
+        }
+    }
+
+    @Test("text in a Keystone dump that is not UTF-8 is refused naming the document and field, never stored as U+FFFD")
+    func latin1InADump() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try withScratchDirectory { folder in
+            let campus = HostileBSON.document([HostileBSON.string("name", Array("Caf".utf8) + [0xE9, 0x20, 0x50]),
+                                               HostileBSON.string("slug", Array("cafe".utf8))])
+            try campus.write(to: URL(fileURLWithPath: folder + "/campuses.bson"))
+            let before = try database.tableCounts()
+            let result = try database.run(["import", "--from", "keystone", folder])
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.contains("campuses.bson:1: document 1: name holds text that is not UTF-8"), "\(result.stderr)")
+            #expect(try database.tableCounts() == before)
+            #expect(try database.count("select count(*) from campuses where name like '%\u{FFFD}%'") == 0)
+        }
+    }
 }
