@@ -1,5 +1,6 @@
 import ArgumentParser
 import CruBatch
+import FileOutput
 import Foundation
 
 /// `--quiet` and `--format text|json`, shared by every command that reports.
@@ -50,7 +51,7 @@ struct Console {
 
     /// Prints a report's CSV form as it is and returns `status`; a quiet success prints nothing.
     func finish(csv: String, status: ExitStatus = .ok) -> ExitStatus {
-        if !(quiet && status == .ok) { FileHandle.standardOutput.write(Data(csv.utf8)) }
+        if !(quiet && status == .ok) { StandardStream.output.write(csv) }
         return status
     }
 
@@ -65,7 +66,7 @@ struct Console {
     /// Runs a command body, turning every failure into its message on stderr (and a JSON error
     /// object on stdout in JSON mode) and its exit status.
     func run(_ body: () throws -> ExitStatus) throws {
-        let status: ExitStatus
+        var status: ExitStatus
         do {
             status = try body()
         } catch let error as ExitCode {
@@ -83,14 +84,22 @@ struct Console {
             if json { printLine(ReportDocument.json(unexpected: message, command: command)) }
             status = .software
         }
+        if let failure = StandardStream.output.failure {
+            // The command's work stands (an import is committed); only its report is lost. A
+            // failure of the command itself keeps its own status.
+            printError("crubatch: \(failure): the report is incomplete, but what the command did stands")
+            if status == .ok { status = .cannotCreate }
+        }
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 }
 
+/// A line on standard output; a failed write is kept for `Console.run` to report (exit 73).
 func printLine(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    StandardStream.output.write(text + "\n")
 }
 
+/// A line on standard error; nothing can be done when that fails too.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardStream.error.write(text + "\n")
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CruBatch
+import FileOutput
 import Foundation
 import PostgresClient
 
@@ -26,6 +27,7 @@ struct CruBatchCommand: ParsableCommand {
     /// (`crubatch NAME` or `crubatch help NAME`) is such an error, listing the commands; help for it
     /// is not the general help with exit 0.
     static func main() {
+        StandardStream.holdClosedDescriptors()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
         // The command named, `help NAME`'s name first: a word that names none is a usage error.

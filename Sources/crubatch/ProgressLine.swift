@@ -1,4 +1,5 @@
 import CruBatch
+import FileOutput
 import Foundation
 
 /// The progress line (rows, rows/s, percent of bytes) shown on stderr, only when stderr is a terminal.
@@ -15,11 +16,11 @@ final class ProgressLine {
         let elapsed = max(now.timeIntervalSince(started), 0.001)
         let percent = progress.fileSize > 0 ? 100 * progress.bytesRead / progress.fileSize : 100
         let line = "\r\(progress.kind.rawValue): \(progress.rows) rows, \(Int(Double(progress.rows) / elapsed)) rows/s, \(percent)%"
-        FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+        StandardStream.error.write(line + "\u{1B}[K")
         shown = true
     }
 
     func clear() {
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if shown { StandardStream.error.write("\r\u{1B}[K") }
     }
 }

@@ -71,4 +71,39 @@ struct OutputTargetCommandTests {
         #expect(result.stdout.hasPrefix("BEGIN:VCALENDAR\r\n"))
         #expect(result.stderr.isEmpty)
     }
+
+    /// Runs the binary under /bin/sh with its standard output redirected as `redirection` says.
+    private func runRedirected(_ arguments: [String], _ redirection: String, database: TestDatabase) throws -> CommandResult {
+        try CommandResult.run(["-c", "exec \"$0\" \"$@\" " + redirection, TestEnvironment.binary] + arguments,
+                              executable: "/bin/sh", environment: ["DATABASE_URL": database.url])
+    }
+
+    @Test("a report that cannot be written to standard output (/dev/full, closed) is exit 73 with the reason, never a crash",
+          .enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func reportToAFullOrClosedStandardOutput() throws {
+        let database = try LoadedDatabase.get()
+        for (redirection, reason) in [(">/dev/full", "No space left on device"), (">&-", "Bad file descriptor")] {
+            for arguments in [["status"], ["runs"], ["status", "--format", "json"], ["migrate", "--status"]] {
+                let result = try runRedirected(arguments, redirection, database: database)
+                #expect(result.status == 73, "\(arguments) \(redirection): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("crubatch: standard output: cannot write: \(reason)"), "\(result.stderr)")
+            }
+        }
+    }
+
+    @Test("an import whose report cannot be written keeps its committed rows and says so, exit 73 (not a crash after the commit)",
+          .enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func importToAFullStandardOutput() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try withScratchDirectory { folder in
+            let file = folder + "/campuses.csv"
+            try writeFile(file, "code,name,city,state\nfull-disk,Full Disk College,Fresno,CA\n")
+            let result = try runRedirected(["import", "campuses", file], ">/dev/full", database: database)
+            #expect(result.status == 73, "\(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("standard output: cannot write: No space left on device: the report is incomplete, but what the command did stands"),
+                    "\(result.stderr)")
+            #expect(try database.count("select count(*) from campuses where code = 'full-disk'") == 1)
+            #expect(try database.count("select count(*) from import_runs where kind = 'campuses' and status = 'succeeded'") >= 1)
+        }
+    }
 }

@@ -133,4 +133,19 @@ struct StdoutTransportTests {
             #expect(FileManager.default.contents(atPath: path) == Data(message.readable.utf8))
         }
     }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func aMessageThatCannotBeWrittenIsAFailedSendNotACrash() throws {
+        let handle = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        defer { try? handle.close() }
+        let transport = StdoutTransport(fileHandle: handle)
+        #expect(throws: MailError.self) { try transport.send(RenderingTests.message()) }
+        do {
+            try transport.send(RenderingTests.message())
+        } catch {
+            #expect(error.scope == .session)
+            #expect(error.message.hasSuffix("cannot write: No space left on device"), "\(error.message)")
+        }
+        #expect(transport.sentCount == 0)
+    }
 }
