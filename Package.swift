@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "Credentials"),
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Credentials"]),
         .target(name: "Mailer", dependencies: ["CLibCurl", "Credentials", "CivilDays"]),
-        .target(name: "HTTPFetch", dependencies: ["CLibCurl", "Credentials"]),
+        .target(name: "HTTPFetch", dependencies: ["CLibCurl", "Credentials", "FileOutput"]),
         .target(name: "ICalendar", dependencies: ["CivilDays"]),
         .target(name: "MessageTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),
         .target(name: "BSONDocuments", dependencies: ["CLibBSON"]),

@@ -1752,6 +1752,7 @@ CREATE TABLE public.sources (
     fetched_at timestamp with time zone DEFAULT now() NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    tables_state text,
     CONSTRAINT sources_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text))
 );
 

@@ -1,6 +1,8 @@
 #ifndef CRUBATCH_CLIBCURL_SHIM_H
 #define CRUBATCH_CLIBCURL_SHIM_H
 #include <curl/curl.h>
+#include <netdb.h>
+#include <sys/socket.h>
 
 /* curl_easy_setopt is variadic, which Swift cannot call: one typed wrapper per argument type. */
 
@@ -68,5 +70,24 @@ static inline CURLcode crubatch_curl_set_write_function(CURL *curl, crubatch_cur
 
 static inline CURLcode crubatch_curl_get_string(CURL *curl, CURLINFO info, const char **value) {
     return curl_easy_getinfo(curl, info, value);
+}
+
+/* HTTPFetch: the callback that opens each connection's socket, the redirects' too, so that a
+   redirect into a private network is refused before anything is sent there; the address it is
+   given as numeric text; and the socket libcurl would have opened. */
+
+typedef curl_socket_t (*crubatch_curl_opensocket_callback)(void *context, curlsocktype purpose,
+                                                           struct curl_sockaddr *address);
+
+static inline CURLcode crubatch_curl_set_opensocket_function(CURL *curl, crubatch_curl_opensocket_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
+static inline int crubatch_curl_address_text(const struct curl_sockaddr *address, char *text, socklen_t size) {
+    return getnameinfo(&address->addr, address->addrlen, text, size, NULL, 0, NI_NUMERICHOST);
+}
+
+static inline curl_socket_t crubatch_curl_open_socket(const struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype, address->protocol);
 }
 #endif

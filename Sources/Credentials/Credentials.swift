@@ -3,7 +3,8 @@
 /// shows: every form of every secret, as written, decoded and percent-encoded, becomes `***`.
 ///
 /// Secrets are passwords and any other key ending in `password` (`sslpassword`): in a URL's user
-/// information, in its query string, or as keywords. Parsing is generous, because a string that
+/// information, in its query string, or as keywords; and in a URL's query string, the values of
+/// parameters named like tokens, keys and signatures (`access_token`, `X-Amz-Signature`, `sig`). Parsing is generous, because a string that
 /// fails to parse is exactly the one an error message echoes: in a URL the user information runs
 /// to the last `@` before the query, so an unencoded `@ : / ? #` in a password stays inside it,
 /// and a word without `=` right after a secret is taken as the rest of that secret.
@@ -63,14 +64,34 @@ public struct Credentials: Sendable {
         case word(ArraySlice<UInt8>)
     }
 
+    /// Whether a keyword names a secret: libpq's `password` and `sslpassword`.
+    private static func isSecretKeyword(_ key: String, value: ArraySlice<UInt8> = []) -> Bool {
+        key.lowercased().hasSuffix("password")
+    }
+
+    /// What the names of secret query parameters end with, once lower-cased without `-` and `_`:
+    /// passwords, tokens (`access_token`, `X-Amz-Security-Token`), keys (`key`, `api_key`),
+    /// signatures (`sig`, `X-Amz-Signature`), credentials and secrets (`client_secret`).
+    private static let secretQueryNameEndings = ["password", "passwd", "pwd", "token", "secret", "key", "sig",
+                                                 "signature", "credential", "credentials", "auth"]
+
+    /// Whether a query parameter carries a secret: a password, or a value of at least four
+    /// characters under a name that looks secret (shorter ones, `auth=1`, are flags; masking them
+    /// would mask every `1` in a message).
+    static func isSecretQueryParameter(_ key: String, value: ArraySlice<UInt8>) -> Bool {
+        let name = key.lowercased().filter { $0 != "-" && $0 != "_" }
+        return isSecretKeyword(name) || (value.count >= 4 && secretQueryNameEndings.contains { name.hasSuffix($0) })
+    }
+
     /// The value of every secret key, and every word right after a secret (its unencoded rest).
-    private static func secrets(among pieces: [Piece], decode: (ArraySlice<UInt8>) -> [UInt8]) -> [Secret] {
+    private static func secrets(among pieces: [Piece], decode: (ArraySlice<UInt8>) -> [UInt8],
+                                isSecret: (String, ArraySlice<UInt8>) -> Bool) -> [Secret] {
         var found: [Secret] = []
         var afterSecret = false
         for piece in pieces {
             switch piece {
             case .pair(let key, let value):
-                afterSecret = String(decoding: key, as: UTF8.self).lowercased().hasSuffix("password")
+                afterSecret = isSecret(String(decoding: key, as: UTF8.self), value)
                 if afterSecret { found.append(Secret(written: value, value: decode(value))) }
             case .word(let text):
                 if afterSecret { found.append(Secret(written: text, value: Array(text))) }
@@ -105,7 +126,7 @@ public struct Credentials: Sendable {
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return .word(pair) }
             return .pair(key: PercentEncoding.decoded(pair[..<equals]), value: pair[(equals + 1)...])
         }
-        return found + secrets(among: pieces, decode: PercentEncoding.decoded)
+        return found + secrets(among: pieces, decode: PercentEncoding.decoded, isSecret: isSecretQueryParameter)
     }
 
     /// The `?` that starts the query: the first one after a plausible host list and path. A `?`
@@ -175,7 +196,7 @@ public struct Credentials: Sendable {
             }
             pieces.append(.pair(key: Array(key), value: text[valueStart..<index]))
         }
-        return secrets(among: pieces, decode: unquoted)
+        return secrets(among: pieces, decode: unquoted, isSecret: isSecretKeyword)
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }

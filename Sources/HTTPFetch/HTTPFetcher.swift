@@ -1,5 +1,6 @@
 import CLibCurl
 import Credentials
+import FileOutput
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -37,6 +38,9 @@ public struct FetchRequest: Sendable {
     /// A PEM file of certificate authorities to trust instead of the system's (`--cacert`).
     public var caBundle: String?
     public var limits = FetchLimits()
+    /// Follow a redirect from an internet address to a private, loopback or link-local one
+    /// (refused by default: that is how a link reaches a metadata service or a local port).
+    public var allowsPrivateRedirects = false
 
     public init(url: String, etag: String? = nil, lastModified: String? = nil, caBundle: String? = nil,
                 limits: FetchLimits = FetchLimits()) {
@@ -55,17 +59,25 @@ public enum FetchOutcome: Sendable {
     case fetched(FetchedFile)
 }
 
-/// A body saved to a temporary file (mode 0600), with the validators the server sent for it.
+/// A body saved to a temporary file without a name (mode 0600): nothing of it is left behind
+/// however the process ends. `path` reads it until `remove()`.
 public struct FetchedFile: Sendable {
-    public let path: String
+    private let file: UnnamedFile
     public let bytes: Int64
     public let etag: String?
     public let lastModified: String?
     public let contentType: String?
 
-    /// Deletes the temporary file.
+    init(file: UnnamedFile, bytes: Int64, etag: String?, lastModified: String?, contentType: String?) {
+        (self.file, self.bytes, self.etag, self.lastModified, self.contentType) = (file, bytes, etag, lastModified, contentType)
+    }
+
+    /// A path that reads the body.
+    public var path: String { file.path }
+
+    /// Frees the file.
     public func remove() {
-        unlink(path)
+        file.close()
     }
 }
 
@@ -119,6 +131,18 @@ public enum HTTPFetcher {
         try set(crubatch_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)),
                 "ERRORBUFFER")
         if let caBundle = request.caBundle { try set(crubatch_curl_set_string(handle, CURLOPT_CAINFO, caBundle), "CAINFO") }
+        let addresses = AddressGuard(allowsLocalRedirects: request.allowsPrivateRedirects)
+        try set(crubatch_curl_set_opensocket_function(handle, { context, _, address in
+            guard let context, let address else { return CURL_SOCKET_BAD }
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard crubatch_curl_address_text(address, &text, socklen_t(text.count)) == 0,
+                  Unmanaged<AddressGuard>.fromOpaque(context).takeUnretainedValue()
+                    .admits(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            else { return CURL_SOCKET_BAD }
+            return crubatch_curl_open_socket(address)
+        }), "OPENSOCKETFUNCTION")
+        try set(crubatch_curl_set_pointer(handle, CURLOPT_OPENSOCKETDATA, Unmanaged.passUnretained(addresses).toOpaque()),
+                "OPENSOCKETDATA")
         try set(crubatch_curl_set_write_function(handle, { data, size, count, context in
             guard let data, let context else { return 0 }
             return Unmanaged<BodySink>.fromOpaque(context).takeUnretainedValue()
@@ -127,17 +151,27 @@ public enum HTTPFetcher {
         try set(crubatch_curl_set_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque()),
                 "WRITEDATA")
 
-        let result = withExtendedLifetime(sink) { curl_easy_perform(handle) }
+        let result = withExtendedLifetime((sink, addresses)) { curl_easy_perform(handle) }
         var status = 0
         _ = crubatch_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        if let refused = addresses.refusedAddress {
+            throw FetchError(reason: .redirectRefused, url: shown,
+                             message: "\(shown): refused a redirect to \(effectiveURL(handle) ?? refused) (\(refused)), an address of a private network or of this machine; give --allow-private-redirects if the file really is there")
+        }
         guard result == CURLE_OK else {
             throw failure(result, status: status, handle: handle, sink: sink, limits: limits, shown: shown,
                           detail: errorBuffer[0] == 0 ? describe(result) : String(cString: errorBuffer))
         }
-        if status == 304 { return .notModified }
-        try sink.finish()
+        if status == 304 {
+            // Without validators there is no copy the answer could mean: it brought no file.
+            guard request.etag != nil || request.lastModified != nil else {
+                throw FetchError(reason: .status(304), url: shown,
+                                 message: "\(shown): the server answered 304 Not Modified to a request that named no copy to compare with, and sent no file")
+            }
+            return .notModified
+        }
         kept = true
-        return .fetched(FetchedFile(path: sink.path, bytes: sink.count, etag: header("ETag", handle),
+        return .fetched(FetchedFile(file: sink.file, bytes: sink.count, etag: header("ETag", handle),
                                     lastModified: header("Last-Modified", handle),
                                     contentType: header("Content-Type", handle)))
     }
@@ -164,10 +198,7 @@ public enum HTTPFetcher {
                               message: "\(shown): more than \(limits.maxRedirects) redirects (a redirect loop?)")
         case CURLE_UNSUPPORTED_PROTOCOL:
             // The URL libcurl was about to follow when the protocol was refused.
-            var target: UnsafePointer<CChar>?
-            _ = crubatch_curl_get_string(handle, CURLINFO_EFFECTIVE_URL, &target)
-            let location = target.map { Credentials.masked(String(decoding: UnsafeRawBufferPointer(
-                start: $0, count: strlen($0)), as: UTF8.self)) } ?? "another scheme"
+            let location = effectiveURL(handle) ?? "another scheme"
             return FetchError(reason: .redirectRefused, url: shown,
                               message: "\(shown): refused a redirect to \(location): only http and https are followed")
         case CURLE_WRITE_ERROR:
@@ -175,6 +206,13 @@ public enum HTTPFetcher {
         default:
             return FetchError(reason: .unreachable, url: shown, message: "\(shown): could not fetch: \(scrubbed)")
         }
+    }
+
+    /// The URL of the last request libcurl made or was about to make, masked.
+    private static func effectiveURL(_ handle: UnsafeMutableRawPointer) -> String? {
+        var target: UnsafePointer<CChar>?
+        _ = crubatch_curl_get_string(handle, CURLINFO_EFFECTIVE_URL, &target)
+        return target.map { Credentials.masked(String(cString: $0)) }
     }
 
     /// The last response's header `name`, or nil.
@@ -200,24 +238,18 @@ public enum HTTPFetcher {
 
 /// The temporary file a body streams into, refusing bytes past the limit.
 private final class BodySink {
-    let path: String
-    private let descriptor: Int32
+    let file: UnnamedFile
     private let limit: Int64
     private let url: String
     private(set) var count: Int64 = 0
     private(set) var exceeded = false
-    private var closed = false
 
     init(directory: String, limit: Int64, url: String) throws(FetchError) {
-        var template = Array(((directory.hasSuffix("/") ? directory : directory + "/") + "crubatch-fetch-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw FetchError(reason: .local, url: url,
-                             message: "\(url): cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
+        do {
+            file = try UnnamedFile(in: directory)
+        } catch {
+            throw FetchError(reason: .local, url: url, message: "\(url): \(error.reason) in \(directory)")
         }
-        fchmod(descriptor, 0o600)
-        self.descriptor = descriptor
-        self.path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         (self.limit, self.url) = (limit, url)
     }
 
@@ -227,37 +259,19 @@ private final class BodySink {
             exceeded = true
             return 0
         }
-        var offset = 0
-        while offset < bytes.count {
-            let written = writeDescriptor(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return 0
-            }
-            offset += written
+        do {
+            try file.write(bytes)
+        } catch {
+            return 0
         }
         count += Int64(bytes.count)
         return bytes.count
     }
 
-    /// Closes the file once the body is complete.
-    func finish() throws(FetchError) {
-        closed = true
-        guard close(descriptor) == 0 else {
-            throw FetchError(reason: .local, url: url, message: "\(url): could not save the download: \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// Closes and deletes the file.
+    /// Frees the file of a body that is not kept.
     func discard() {
-        if !closed { close(descriptor) }
-        unlink(path)
+        file.close()
     }
-}
-
-/// write(2), out of the reach of `BodySink.write`'s name.
-private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }
 
 extension HTTPFetcher {

@@ -17,6 +17,9 @@ struct FetchArguments: ParsableArguments {
                                valueName: "FILE"))
     var cacert: String?
 
+    @Flag(help: "For a URL: follow a redirect from the internet to this machine or a private network (refused by default: that is how a link reaches a cloud's metadata service or a local port).")
+    var allowPrivateRedirects = false
+
     func validate() throws {
         guard fetchTimeout > 0 else { throw ValidationError("--fetch-timeout must be more than 0 seconds") }
         guard Self.bytes(maxBytes) != nil else {
@@ -29,6 +32,7 @@ struct FetchArguments: ParsableArguments {
         options.maxBytes = Self.bytes(maxBytes) ?? options.maxBytes
         let bundle = ProcessInfo.processInfo.environment["CURL_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
         options.caBundle = cacert ?? bundle
+        options.allowPrivateRedirects = allowPrivateRedirects
     }
 
     /// `200MB`, `512kB`, `1GB` (powers of 1000) or a number of bytes; nil when it is none of them.

@@ -24,13 +24,27 @@ public final class BackgroundCommand {
     private let output: CapturedOutput
     private let errors: CapturedOutput
 
-    /// Starts `executable` with `arguments`; the environment is as for `CommandResult.run`.
+    /// Starts `executable` with `arguments`; the environment is as for `CommandResult.run`. The test
+    /// runner starts its children with SIGINT and SIGTERM ignored, which they inherit; with
+    /// `defaultSignals` the program gets them as a shell or a service manager gives them, so
+    /// that they stop it.
     public init(_ arguments: [String], executable: String = TestEnvironment.binary,
-                environment: [String: String] = [:]) throws {
+                environment: [String: String] = [:], defaultSignals: Bool = false) throws {
         output = try CapturedOutput(scratch.folder() + "/stdout")
         errors = try CapturedOutput(scratch.folder() + "/stderr")
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        if defaultSignals {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-c", """
+                import os, signal, sys
+                for number in (signal.SIGINT, signal.SIGTERM):
+                    signal.signal(number, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+                os.execv(sys.argv[1], sys.argv[1:])
+                """, executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         var inherited = ProcessInfo.processInfo.environment
         inherited.removeValue(forKey: "DATABASE_URL")
         process.environment = inherited.merging(environment) { $1 }
@@ -54,6 +68,9 @@ public final class BackgroundCommand {
 
     /// Asks it to stop with SIGTERM, as a service manager would.
     public func terminate() { process.terminate() }
+
+    /// Sends it `signal` (SIGINT as a terminal's Ctrl-C would).
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Kills the process the way the kernel's OOM killer or `kill -9` would: no cleanup at all.
     public func killHard() {

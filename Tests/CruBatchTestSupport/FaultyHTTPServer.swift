@@ -13,13 +13,16 @@ public final class FaultyHTTPServer: @unchecked Sendable {
     private let scratch = ScratchDirectory()
     private let directory: String
     private let tls: Bool
+    /// The address it listens on.
+    public let host: String
 
     /// Starts the server; `files` maps a URL path (`/students.csv`) to the file served there.
-    public init(files: [String: String] = [:], tls: Bool = true, lifetime: Double = 60) throws {
+    public init(files: [String: String] = [:], tls: Bool = true, lifetime: Double = 60, host: String = "127.0.0.1") throws {
         directory = try scratch.folder()
         self.tls = tls
+        self.host = host
         caBundle = directory + "/cert.pem"
-        var arguments = [Self.script, "--log", directory + "/log.jsonl", "--lifetime", String(lifetime)]
+        var arguments = [Self.script, "--log", directory + "/log.jsonl", "--lifetime", String(lifetime), "--listen", host]
         if tls {
             let key = directory + "/key.pem"
             let openssl = try CommandResult.run(
@@ -44,7 +47,7 @@ public final class FaultyHTTPServer: @unchecked Sendable {
 
     /// The URL of `path` on this server (`userInfo` such as "user:secret@" goes before the host).
     public func url(_ path: String, userInfo: String = "") -> String {
-        "\(tls ? "https" : "http")://\(userInfo)127.0.0.1:\(port)\(path)"
+        "\(tls ? "https" : "http")://\(userInfo)\(host):\(port)\(path)"
     }
 
     /// One request the server received.

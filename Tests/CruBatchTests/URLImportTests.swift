@@ -273,4 +273,133 @@ struct URLImportTests {
         #expect(loaded.status == 0 && !loaded.stdout.contains("unchanged since"), "\(loaded.stdout)\(loaded.stderr)")
         #expect(try database.count("select count(*) from campuses") == 3)
     }
+
+    @Test("a URL whose last load rejected a row loads again every time, exit 1 while the row is bad, until its cause is fixed")
+    func rejectedRowsAreNeverUnchanged() throws {
+        let database = try TestDatabase()
+        let campuses = try scratch.writeFile("campuses.csv", "code,name\ncalpoly,Cal Poly\n")
+        #expect(try database.run(["import", "campuses", campuses]).status == 0)
+        let served = try scratch.writeFile("ministries.csv", "code,name,campus\ncru-calpoly,Cru Cal Poly,calpoly\ncru-cuesta,Cru Cuesta,cuesta\n")
+        let server = try FaultyHTTPServer(files: ["/ministries.csv": served])
+        let url = server.url("/ministries.csv")
+        for night in 1...2 {
+            let result = try database.run(["import", "ministries", url, "--cacert", server.caBundle, "--on-error", "skip"])
+            #expect(result.status == 1, "night \(night): \(result.stdout) \(result.stderr)")
+            #expect(!result.stdout.contains("unchanged since"), "night \(night): \(result.stdout)")
+            #expect(result.stderr.contains("campus \"cuesta\" does not exist"), "\(result.stderr)")
+        }
+        #expect(try database.count("select count(*) from ministries") == 1)
+
+        // The cause is fixed in the database, not in the sheet: the same content now loads whole.
+        let fixed = try scratch.writeFile("cuesta.csv", "code,name\ncuesta,Cuesta College\n")
+        #expect(try database.run(["import", "campuses", fixed]).status == 0)
+        let loaded = try database.run(["import", "ministries", url, "--cacert", server.caBundle, "--on-error", "skip"])
+        #expect(loaded.status == 0, "\(loaded.stdout) \(loaded.stderr)")
+        #expect(try database.count("select count(*) from ministries") == 2)
+        let runID = try database.count("select max(id) from import_runs")
+        let unchanged = try database.run(["import", "ministries", url, "--cacert", server.caBundle])
+        #expect(unchanged.stdout.contains("unchanged since run \(runID), nothing written"), "\(unchanged.stdout)")
+    }
+
+    @Test("a URL is unchanged only while its tables are as its load left them: a row edited since is put back")
+    func editedRowsAreNotUnchanged() throws {
+        let database = try TestDatabase()
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")])
+        let url = server.url("/campuses.csv")
+        #expect(try database.run(["import", "campuses", url, "--cacert", server.caBundle]).status == 0)
+        let runID = try database.count("select max(id) from import_runs")
+        try database.connect().execute("update campuses set name = 'Edited by the app' where code = 'calpoly'")
+        let again = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!again.stdout.contains("unchanged since"), "\(again.stdout)")
+        #expect(try database.count("select count(*) from campuses where name = 'Edited by the app'") == 0)
+        #expect(try database.count("select max(id) from import_runs") > runID)
+
+        // Rows added by another file change the outcome of a sync from the same URL: it archives them.
+        let other = try scratch.writeFile("extra.csv", "code,name\nextra,Extra College\n")
+        #expect(try database.run(["import", "campuses", other]).status == 0)
+        let sync = try database.run(["import", "campuses", url, "--cacert", server.caBundle, "--sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(!sync.stdout.contains("unchanged since"), "\(sync.stdout)")
+        #expect(try database.count("select count(*) from campuses where code = 'extra' and archived_at is not null") == 1)
+    }
+
+    @Test("a 304 to a request that named no copy is an error, alone and in a sources file, and writes nothing")
+    func unaskedNotModified() throws {
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")])
+        let database = try TestDatabase()
+        let alone = try database.run(["import", "campuses", server.url("/not-modified"), "--cacert", server.caBundle])
+        #expect(alone.status == 69, "\(alone.stdout) \(alone.stderr)")
+        #expect(alone.stderr.contains("answered 304 Not Modified to a request that named no copy to compare with"), "\(alone.stderr)")
+        let list = try scratch.writeFile("sources.csv", """
+            kind,source
+            campuses,\(server.url("/campuses.csv"))
+            ministries,\(server.url("/not-modified"))
+
+            """)
+        let listed = try database.run(["import", "--sources", list, "--cacert", server.caBundle])
+        #expect(listed.status == 69, "\(listed.stdout) \(listed.stderr)")
+        #expect(try database.tableCounts().values.allSatisfy { $0 == 0 })
+        #expect(try database.count("select count(*) from import_runs") == 0)
+    }
+
+    @Test("tokens, keys and signatures in a URL's query are masked where it is stored and shown")
+    func secretQueryValuesAreMasked() throws {
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")])
+        let database = try TestDatabase()
+        let secrets = ["TOKEN-1f2e3d4c", "SIGNATURE-9a8b7c", "KEY-5e6f7a8b", "SIG-0011aabb"]
+        let url = server.url("/campuses.csv?access_token=\(secrets[0])&X-Amz-Signature=\(secrets[1])&key=\(secrets[2])&sig=\(secrets[3])&gid=0")
+        let result = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        #expect(result.status == 0, "\(result.stderr)")
+        let masked = server.url("/campuses.csv?access_token=***&X-Amz-Signature=***&key=***&sig=***&gid=0")
+        #expect(try database.connect().query("select url from sources").text == masked)
+        #expect(try database.connect().query("select file_name from import_runs").text == masked)
+        let failed = try database.run(["import", "campuses", server.url("/status/500?token=\(secrets[0])"), "--cacert", server.caBundle])
+        #expect(failed.stderr.contains(server.url("/status/500?token=***")), "\(failed.stderr)")
+        for output in [result.stdout, result.stderr, failed.stdout, failed.stderr] {
+            #expect(!secrets.contains { output.contains($0) }, "\(output)")
+        }
+    }
+
+    @Test("a redirect from the internet to this machine is refused unless --allow-private-redirects",
+          .enabled(if: getuid() == 0, "giving the loopback device an internet address needs root"))
+    func redirectIntoThePrivateNetwork() throws {
+        // An address of the documentation range, which counts as the internet, on this machine.
+        let address = "198.51.100.7"
+        let added = try CommandResult.run(["addr", "add", address + "/32", "dev", "lo"], executable: "/sbin/ip")
+        defer { if added.status == 0 { _ = try? CommandResult.run(["addr", "del", address + "/32", "dev", "lo"], executable: "/sbin/ip") } }
+        try #require(added.status == 0 || added.stderr.contains("File exists"), "\(added.stderr)")
+        let inside = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")], tls: false)
+        let outside = try FaultyHTTPServer(tls: false, host: address)
+        let url = outside.url("/redirect?to=" + inside.url("/campuses.csv"))
+        let database = try TestDatabase()
+        let refused = try database.run(["import", "campuses", url])
+        #expect(refused.status == 69, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains("refused a redirect to \(inside.url("/campuses.csv")) (127.0.0.1), an address of a private network or of this machine"),
+                "\(refused.stderr)")
+        #expect(inside.requests.isEmpty, "nothing was sent to the private address")
+        let allowed = try database.run(["import", "campuses", url, "--allow-private-redirects"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 3)
+    }
+
+    @Test("a download stopped by SIGINT or SIGTERM leaves nothing of itself in the temporary folder")
+    func interruptedDownloadLeavesNothing() throws {
+        let server = try FaultyHTTPServer()
+        let database = try TestDatabase()
+        for signal in [SIGINT, SIGTERM] {
+            let folder = try scratch.folder("tmp-\(signal)")
+            let before = server.requests.count
+            let command = try BackgroundCommand(["import", "students", server.url("/slow"), "--cacert", server.caBundle],
+                                                environment: ["DATABASE_URL": database.url, "TMPDIR": folder], defaultSignals: true)
+            let began = waitUntil(timeout: 10) { server.requests.count > before || !command.isRunning }
+            let soFar = try command.stderrSoFar()
+            try #require(began && command.isRunning, "the download did not begin: \(soFar)")
+            Thread.sleep(forTimeInterval: 1.5)
+            command.signal(signal)
+            let result = try command.finish()
+            #expect(result.status != 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
 }

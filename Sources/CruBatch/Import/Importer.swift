@@ -140,7 +140,7 @@ public struct Importer {
         try Migrator(connection: connection).requireCurrent()
         let fetch = SourceFetch(connection: connection, options: options.fetch, sheet: options.sheet,
                                 remembers: !options.validateOnly)
-        let fetched = try fetch.fetch(given)
+        let fetched = try fetch.fetch(given, syncing: options.sync != nil)
         defer { fetched.removeDownloads() }
         let sources = fetched.sources
         var report = ImportReport()
@@ -165,6 +165,10 @@ public struct Importer {
             dryRun: options.dryRun, locks: options.validateOnly ? .none : .imports(kinds, wait: options.waitForLock))
 
         var results: [KindLoadResult] = []
+        // The sources loaded, each beside its result, by index into `sources`; and the URLs found
+        // unchanged at their turn, when nothing loaded before them touched what they depend on.
+        var loaded: [Int] = []
+        var unchangedAtTurn: [Int] = []
         try run.perform { scope in
             try options.messages.apply(on: connection)
             // The checks and the merge sort and hash whole files: give them room for a big one in
@@ -173,6 +177,10 @@ public struct Importer {
             var budget = options.maxErrors ?? Int.max
             for (index, source) in sources.enumerated() {
                 if !scope.ids.isEmpty { try scope.record(index) }
+                if try fetch.isUnchanged(fetched.candidates[index]) {
+                    unchangedAtTurn.append(index)
+                    continue
+                }
                 // A sources file's scope may name a campus or ministry an earlier source of the load adds.
                 let sync = try syncs[index] ?? source.sync.map {
                     try SyncStep(spec: .of(source.kind), scope: $0, limit: options.maxArchive, connection: connection)
@@ -184,9 +192,15 @@ public struct Importer {
                 let result = try loader.load(path: source.readPath, displayName: source.displayName)
                 budget -= result.diagnostics.filter { $0.severity == .error }.count
                 results.append(result)
+                loaded.append(index)
+                // The tables as this source leaves them, before a later source of the load changes them.
+                if let record = fetched.records[index], !scope.ids.isEmpty, !options.dryRun {
+                    try fetch.record(record, runID: scope.ids[index])
+                }
                 if result.fatal || result.stoppedEarly || budget <= 0 { break }
             }
-            if let unused = unusedMapping(results, of: sources), let first = sources.first {
+            let loadedSources = loaded.map { sources[$0] }
+            if let unused = unusedMapping(results, of: loadedSources), let first = loadedSources.first {
                 results[0].diagnostics.append(Diagnostic(
                     file: first.displayName, line: 1, code: .missingColumn,
                     message: "--map '\(unused.title)=\(unused.column)': no file has a column \"\(unused.title)\"",
@@ -195,22 +209,26 @@ public struct Importer {
             }
             if !results.contains(where: \.fatal) { report.effects = try LoadEffects.read(on: connection) }
             report.outcome = Self.outcome(of: results, onError: options.onError)
-            if let finishing, results.count == sources.count, !results.contains(where: \.fatal) {
-                try finishing(Dictionary(zip(sources.map(\.kind), results.map(\.rejectedLines))) { $0.union($1) })
+            if let finishing, results.count + unchangedAtTurn.count == sources.count, !results.contains(where: \.fatal) {
+                try finishing(Dictionary(zip(loadedSources.map(\.kind), results.map(\.rejectedLines))) { $0.union($1) })
             }
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
             scope.commits = !options.dryRun && !options.validateOnly
                 && (report.outcome == .loaded || report.outcome == .partiallyLoaded)
-            if scope.commits { try fetch.record(fetched.records, runIDs: scope.ids) }
         } then: { runIDs in
-            try finish(results, of: sources, runIDs: runIDs, log: run.log, into: &report)
+            report.unchanged += try fetch.unchanged(unchangedAtTurn.compactMap { fetched.candidates[$0] },
+                                                    droppingRuns: runIDs.isEmpty ? [] : unchangedAtTurn.map { runIDs[$0] })
+            let reached = Set(loaded + unchangedAtTurn)
+            try finish(results, of: loaded.map { sources[$0] }, runIDs: runIDs.isEmpty ? [] : loaded.map { runIDs[$0] },
+                       unreached: runIDs.isEmpty ? [] : sources.indices.filter { !reached.contains($0) }.map { runIDs[$0] },
+                       log: run.log, into: &report)
         }
         return report
     }
 
     /// Once the load's transaction ended: each file's counts into its run and the report, the runs of
-    /// files never reached marked failed, then the rejects and the HTML report.
-    private func finish(_ results: [KindLoadResult], of sources: [Source], runIDs: [Int], log: RunLog,
+    /// files never reached (`unreached`) marked failed, then the rejects and the HTML report.
+    private func finish(_ results: [KindLoadResult], of sources: [Source], runIDs: [Int], unreached: [Int], log: RunLog,
                         into report: inout ImportReport) throws {
         for (index, result) in results.enumerated() {
             var counts = result.counts
@@ -223,7 +241,7 @@ public struct Importer {
             try log.finish(runIDs[index], status: Self.runStatus(report.outcome), counts: RunLog.Counts(result.counts),
                            sha256: result.sha256, wrote: report.wrote)
         }
-        for id in runIDs.dropFirst(results.count) {
+        for id in unreached {
             try log.finish(id, status: "failed", error: "not loaded: an earlier file failed")
         }
         if let rejectsPath = options.rejectsPath {

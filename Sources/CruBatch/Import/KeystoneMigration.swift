@@ -1,4 +1,5 @@
 import CSVStream
+import FileOutput
 import Foundation
 import PostgresClient
 
@@ -31,14 +32,16 @@ public struct KeystoneMigration {
         let tables = mapper.tables()
         guard !tables.isEmpty else { throw CruBatchError.unreadable("\(dump.folder): its collections hold no documents") }
 
-        let staging = try Self.privateFolder()
-        defer { try? FileManager.default.removeItem(atPath: staging) }
+        // The rows are people's data: staged in files without a name, gone however the run ends.
+        var staged: [UnnamedFile] = []
+        defer { staged.forEach { $0.close() } }
         var sources: [Importer.Source] = []
         var lines: [[Int]] = []
         for table in tables {
-            let path = staging + "/" + table.kind.fileName
-            lines.append(try Self.write(table, to: path))
-            sources.append(Importer.Source(kind: table.kind, path: path,
+            let file = try UnnamedFile(in: Self.temporaryFolder)
+            staged.append(file)
+            lines.append(try Self.write(table, to: file))
+            sources.append(Importer.Source(kind: table.kind, path: file.path,
                                            displayName: "\(dump.folder) (keystone \(table.kind.rawValue))"))
         }
         var options = self.options
@@ -138,9 +141,9 @@ public struct KeystoneMigration {
             """)
     }
 
-    /// Writes the table as a CSV file (mode 0600: it holds people's data); the physical line of
-    /// each row (a description with line breaks takes several).
-    private static func write(_ table: KeystoneTable, to path: String) throws -> [Int] {
+    /// Writes the table into `file` as CSV; the physical line of each row (a description with
+    /// line breaks takes several).
+    private static func write(_ table: KeystoneTable, to file: UnnamedFile) throws -> [Int] {
         let writer = CSVWriter()
         var bytes: [UInt8] = []
         writer.append(table.header, to: &bytes)
@@ -152,19 +155,13 @@ public struct KeystoneMigration {
             line += 1 + cells.reduce(0) { $0 + $1.utf8.filter { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }.count }
             writer.append(cells, to: &bytes)
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
-            throw CruBatchError.unreadable("cannot write the migration's working file \(path)")
-        }
+        try bytes.withUnsafeBytes { try file.write($0) }
         return lines
     }
 
     /// A new folder only this user can read, under TMPDIR.
-    private static func privateFolder() throws -> String {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/crubatch-keystone.XXXXXX").utf8CString)
-        guard let created = mkdtemp(&template) else {
-            throw CruBatchError.unreadable("cannot create a private temporary folder in \(base)")
-        }
-        return String(cString: created)
+    /// Where the staged rows are written: TMPDIR, else /tmp.
+    private static var temporaryFolder: String {
+        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     }
 }

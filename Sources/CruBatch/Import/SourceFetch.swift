@@ -13,6 +13,8 @@ public struct FetchOptions: Sendable {
     public var caBundle: String?
     /// Load a source even when it is unchanged since its last import.
     public var force = false
+    /// Follow a redirect from a public address to a private, loopback or link-local one.
+    public var allowPrivateRedirects = false
 
     public init() {}
 }
@@ -39,12 +41,18 @@ struct SourceFetch {
     /// `validate` fetches every URL afresh and records nothing.
     let remembers: Bool
 
-    /// The sources left to load (each URL's `readPath` its download), and the unchanged ones.
+    /// The sources of a load (each URL's `readPath` its download) unless every URL is unchanged,
+    /// and what to record or check of each URL.
     struct Result {
+        /// Every source, in the given order; empty when all are unchanged.
         var sources: [Importer.Source] = []
+        /// All of them, when every source is a URL unchanged since its last load.
         var unchanged: [UnchangedSource] = []
         /// What to record for each URL of `sources`, by its index there.
         var records: [Int: Record] = [:]
+        /// The URLs of `sources` whose content is unchanged, by index: each is skipped at its turn if
+        /// its tables are still as its last load left them.
+        var candidates: [Int: Candidate] = [:]
         var downloads: [FetchedFile] = []
 
         /// Deletes the temporary files.
@@ -62,43 +70,57 @@ struct SourceFetch {
         let sha256: String
     }
 
-    /// Fetches every URL of `sources`; files pass through as they are. Throws `FetchError` for a
-    /// server that fails, `CruBatchError.unreadable` for a web page where a table was expected.
-    func fetch(_ sources: [Importer.Source]) throws -> Result {
+    /// A URL whose content its last complete load read.
+    struct Candidate {
+        let kind: Kind
+        let url: String
+        /// That load's run.
+        let runID: Int
+        /// The state its kind's tables were left in (`KindTablesState`).
+        let tablesState: String
+
+        var unchanged: UnchangedSource { UnchangedSource(kind: kind, url: url, runID: runID) }
+    }
+
+    /// Fetches every URL of `sources`; files pass through as they are. A URL whose content its
+    /// last load read, that load complete (no row rejected, not undone) and without a sync (which
+    /// would archive what other files added since), is a candidate to skip: skipped when its
+    /// kind's tables are still as that load left them (`KindTablesState`), so that loading it
+    /// again could change nothing. When every source is such a URL, nothing loads; otherwise each
+    /// candidate is checked at its turn in the load (`isUnchanged`), after the sources before it.
+    /// `syncing`: the load's own `--sync`. Throws `FetchError` for a server that fails,
+    /// `CruBatchError.unreadable` for a web page where a table was expected.
+    func fetch(_ sources: [Importer.Source], syncing: Bool) throws -> Result {
         var result = Result()
         do {
+            // A URL answered 304 has no file yet: fetched in full below unless nothing loads.
+            var notModified: [(index: Int, remote: RemoteLocation)] = []
             for source in sources {
-                guard let remote = RemoteLocation(source.path, sheet: source.sheet ?? sheet) else {
-                    result.sources.append(source)
+                let index = result.sources.count
+                result.sources.append(source)
+                guard let remote = RemoteLocation(source.path, sheet: source.sheet ?? sheet) else { continue }
+                let skippable = remembers && !options.force && !syncing && source.sync == nil
+                // Its tables changed since: it loads, and no earlier source of this load can undo that.
+                let known = try skippable ? stored(kind: source.kind, url: remote.displayName).flatMap { known in
+                    try KindTablesState.current(of: source.kind, on: connection) == known.tablesState ? known : nil
+                } : nil
+                let candidate = known.map { Candidate(kind: source.kind, url: remote.displayName, runID: $0.runID, tablesState: $0.tablesState) }
+                guard let file = try download(remote, known: known) else {
+                    result.candidates[index] = candidate
+                    notModified.append((index, remote))
                     continue
                 }
-                let known = remembers && !options.force ? try stored(kind: source.kind, url: remote.displayName) : nil
-                var request = FetchRequest(url: remote.fetchURL, etag: known?.etag, lastModified: known?.lastModified,
-                                           caBundle: options.caBundle)
-                request.limits.totalTimeout = options.timeout
-                request.limits.maxBytes = options.maxBytes
-                let outcome: FetchOutcome
-                do {
-                    outcome = try HTTPFetcher.fetch(request)
-                } catch {
-                    throw Self.explained(error, remote: remote)
-                }
-                guard case .fetched(let file) = outcome else {
-                    if let known { result.unchanged.append(UnchangedSource(kind: source.kind, url: remote.displayName, runID: known.runID)) }
-                    continue
-                }
-                result.downloads.append(file)
-                try Self.refuseWebPage(file, remote: remote)
-                let sha256 = try Self.sha256(of: file.path)
-                if let known, known.sha256 == sha256 {
-                    result.unchanged.append(UnchangedSource(kind: source.kind, url: remote.displayName, runID: known.runID))
-                    continue
-                }
-                var fetched = source
-                fetched.readPath = file.path
-                result.records[result.sources.count] = Record(kind: source.kind, url: remote.displayName, etag: file.etag,
-                                                              lastModified: file.lastModified, sha256: sha256)
-                result.sources.append(fetched)
+                try take(file, for: index, remote: remote, into: &result)
+                if let known, known.sha256 == result.records[index]?.sha256 { result.candidates[index] = candidate }
+            }
+            if result.candidates.count == result.sources.count {
+                result.unchanged = result.candidates.sorted { $0.key < $1.key }.map(\.value.unchanged)
+                result.removeDownloads()
+                return Result(unchanged: result.unchanged)
+            }
+            for (index, remote) in notModified {
+                guard let file = try download(remote, known: nil) else { continue }
+                try take(file, for: index, remote: remote, into: &result)
             }
         } catch {
             result.removeDownloads()
@@ -107,26 +129,85 @@ struct SourceFetch {
         return result
     }
 
-    /// Records in `sources` what the load of each URL read, under the run that loaded it.
-    func record(_ records: [Int: Record], runIDs: [Int]) throws {
-        for (index, record) in records.sorted(by: { $0.key < $1.key }) {
-            let runID: Int? = index < runIDs.count ? runIDs[index] : nil
-            try connection.execute("""
-                insert into sources (kind, url, etag, last_modified, sha256, run_id)
-                values (\(record.kind.rawValue), \(record.url), \(record.etag), \(record.lastModified), \(record.sha256), \(runID))
-                on conflict (kind, url) do update set etag = excluded.etag, last_modified = excluded.last_modified,
-                    sha256 = excluded.sha256, run_id = excluded.run_id, fetched_at = now(), updated_at = now()
-                """)
-        }
+    /// Makes `file` the content of source `index`, with what to record of it.
+    private func take(_ file: FetchedFile, for index: Int, remote: RemoteLocation, into result: inout Result) throws {
+        result.downloads.append(file)
+        result.sources[index].readPath = file.path
+        result.records[index] = Record(kind: result.sources[index].kind, url: remote.displayName, etag: file.etag,
+                                       lastModified: file.lastModified, sha256: try Self.sha256(of: file.path))
     }
 
-    /// What the last import of `url` as `kind` that still stands read (not one undone since).
-    private func stored(kind: Kind, url: String) throws -> (etag: String?, lastModified: String?, sha256: String, runID: Int)? {
+    /// Whether `candidate`'s tables are, now, as its last load left them: then loading it again
+    /// changes nothing. False for no candidate.
+    func isUnchanged(_ candidate: Candidate?) throws -> Bool {
+        guard let candidate else { return false }
+        return try KindTablesState.current(of: candidate.kind, on: connection) == candidate.tablesState
+    }
+
+    /// The candidates found unchanged at their turn, once the load ended; the runs recorded for
+    /// them beforehand (`runIDs`) are removed, since they did nothing.
+    func unchanged(_ candidates: [Candidate], droppingRuns runIDs: [Int]) throws -> [UnchangedSource] {
+        if !runIDs.isEmpty { try connection.execute("delete from import_runs where id = any(\(runIDs))") }
+        return candidates.map(\.unchanged)
+    }
+
+    /// Downloads `remote`, conditionally on `known`'s validators when given; nil when the server
+    /// answered that `known`'s content is current (304).
+    private func download(_ remote: RemoteLocation, known: StoredSource?) throws -> FetchedFile? {
+        var request = FetchRequest(url: remote.fetchURL, etag: known?.etag, lastModified: known?.lastModified,
+                                   caBundle: options.caBundle)
+        request.limits.totalTimeout = options.timeout
+        request.limits.maxBytes = options.maxBytes
+        request.allowsPrivateRedirects = options.allowPrivateRedirects
+        let outcome: FetchOutcome
+        do {
+            outcome = try HTTPFetcher.fetch(request)
+        } catch {
+            throw Self.explained(error, remote: remote)
+        }
+        guard case .fetched(let file) = outcome else { return nil }
+        do {
+            try Self.refuseWebPage(file, remote: remote)
+        } catch {
+            file.remove()
+            throw error
+        }
+        return file
+    }
+
+    /// Records in `sources` what a load of a URL read, under its run, with the state the load
+    /// left its kind's tables in.
+    func record(_ record: Record, runID: Int) throws {
+        let state = try KindTablesState.current(of: record.kind, on: connection)
+        try connection.execute("""
+            insert into sources (kind, url, etag, last_modified, sha256, run_id, tables_state)
+            values (\(record.kind.rawValue), \(record.url), \(record.etag), \(record.lastModified), \(record.sha256), \(runID), \(state))
+            on conflict (kind, url) do update set etag = excluded.etag, last_modified = excluded.last_modified,
+                sha256 = excluded.sha256, run_id = excluded.run_id, tables_state = excluded.tables_state,
+                fetched_at = now(), updated_at = now()
+            """)
+    }
+
+    /// What the last load of a URL read.
+    private struct StoredSource {
+        let etag: String?
+        let lastModified: String?
+        let sha256: String
+        let runID: Int
+        let tablesState: String
+    }
+
+    /// What the last import of `url` as `kind` read, when that import still stands complete (not
+    /// undone, no row rejected) and recorded its tables' state; nil otherwise.
+    private func stored(kind: Kind, url: String) throws -> StoredSource? {
         try connection.query("""
-            select s.etag, s.last_modified, s.sha256, s.run_id from sources s
-            join import_runs r on r.id = s.run_id and r.status = 'succeeded'
-            where s.kind = \(kind.rawValue) and s.url = \(url)
-            """).rows.first?.decode((String?, String?, String, Int).self)
+            select s.etag, s.last_modified, s.sha256, s.run_id, s.tables_state from sources s
+            join import_runs r on r.id = s.run_id and r.status = 'succeeded' and r.rows_rejected = 0
+            where s.kind = \(kind.rawValue) and s.url = \(url) and s.tables_state is not null
+            """).rows.first.map { row in
+            let (etag, lastModified, sha256, runID, state) = try row.decode((String?, String?, String, Int, String).self)
+            return StoredSource(etag: etag, lastModified: lastModified, sha256: sha256, runID: runID, tablesState: state)
+        }
     }
 
     /// A fetch error, with how to share a Google Sheet when its server refused access.
