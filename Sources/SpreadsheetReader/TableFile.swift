@@ -10,6 +10,15 @@ public enum TableFile {
     /// cannot be read.
     public static func open(path: String, options: CSVReader.Options = CSVReader.Options(),
                             sheet: String? = nil) throws -> any TableReader {
+        do {
+            return try reader(path: path, options: options, sheet: sheet)
+        } catch let error as WorkbookError {
+            // Named as the user named it: a download's temporary path means nothing to them.
+            throw error.naming(options.displayName ?? path)
+        }
+    }
+
+    private static func reader(path: String, options: CSVReader.Options, sheet: String?) throws -> any TableReader {
         let lowercasedPath = path.lowercased()
         if lowercasedPath.hasSuffix(".numbers") { throw WorkbookError.appleNumbers(path: path) }
         let signature = leadingBytes(of: path)

@@ -20,6 +20,17 @@ public enum WorkbookError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same error naming the file `name` (a URL for a download) instead of the path read.
+    func naming(_ name: String) -> WorkbookError {
+        switch self {
+        case .notAWorkbook(_, let reason): .notAWorkbook(path: name, reason: reason)
+        case .legacyExcel: .legacyExcel(path: name)
+        case .appleNumbers: .appleNumbers(path: name)
+        case .noSuchSheet(_, let sheet, let available): .noSuchSheet(path: name, sheet: sheet, available: available)
+        case .sheetOfCSV: .sheetOfCSV(path: name)
+        }
+    }
+
     public var description: String {
         switch self {
         case .notAWorkbook(let path, let reason):

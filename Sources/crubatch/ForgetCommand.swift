@@ -21,7 +21,7 @@ struct ForgetCommand: ReportingCommand {
         Exit codes: 0 forgotten; 1 no person has this email; 64 --exports names no folder; 69 database unavailable; 73 erased, but some export files could not be cleaned; 75 an import of people, memberships or rides, or a place, is running.
         """)
 
-    @Argument(help: "The person's email.") var email: String
+    @Argument(help: "The person's email, or an email merged into them (people merge).") var email: String
     @Option(help: "The nightly folder (nightly's --out) whose dated folders to clean; default: the last nightly run's.")
     var exports: String?
     @OptionGroup var output: OutputOptions

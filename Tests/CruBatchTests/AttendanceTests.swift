@@ -187,7 +187,7 @@ struct AttendanceTests {
         for expected in ["\(file):2:5: error[missing-value]: phone is required for a walk-in (a row without email)",
                          "\(file):3:3: error[missing-value]: first_name is required for a walk-in (a row without email)",
                          "\(file):4:2: error[unknown-reference]: person with this email does not exist",
-                         "\(file):6:2: error[duplicate-key]"] {
+                         "\(file):6:3: error[duplicate-key]: this walk-in (no email; the same name and phone as line 5) appears more than once"] {
             #expect(result.stderr.contains(expected), "\(expected)\n\(result.stderr)")
         }
         #expect(!result.stderr.contains("805") && !result.stderr.contains("stranger@"))
@@ -336,6 +336,33 @@ struct NewcomerTests {
         let messages = try MailSink.messages(for: database).filter { $0.header("Subject")?.contains("newcomer") == true }
         #expect(messages.count == 1 && messages.first?.header("To")?.contains("staff@example.org") == true)
         #expect(messages.first?.header("Subject") == "1 newcomer to follow up for Epic Movement Cal Poly")
+    }
+
+    @Test("merging a walk-in into a member of one of the ministry's groups cancels the walk-in's newcomer message; undo brings it back")
+    func mergedIntoAMember() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        try database.connect().execute("update notifications set status = 'sent', sent_at = now()")
+        try database.connect().execute("update ministries set contact_email = 'staff@example.org' where code = 'cru-calpoly'")
+        let member = try #require(try database.connect().query("""
+            select p.email from people p join memberships m on m.person_id = p.id and m.status = 'active'
+            join community_groups g on g.id = m.group_id join ministries mi on mi.id = g.ministry_id
+            where mi.code = 'cru-calpoly' and not p.is_leader and p.phone is not null order by p.email limit 1
+            """).text)
+        let file = try scratch.writeFile("sheet.csv", AttendanceTests.header + "cru-weekly-welcome,,Walk,Inbetween,805-555-7199,1,\n")
+        #expect(try database.run(["import", "attendance", file]).status == 0)
+        let walkIn = try #require(try database.connect().query("select email from people where origin = 'check-in'").text)
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'") == 1)
+        let merge = try database.run(["people", "merge", member, walkIn])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stdout.contains("1 newcomer message cancelled (no newcomer)"), "\(merge.stdout)")
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'") == 0)
+        let sent = try database.run(["notify", "--smtp-url", try MailSink.url()])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(try MailSink.messages(for: database).filter { $0.header("Subject")?.contains("newcomer") == true }.isEmpty)
+
+        let runID = try database.count("select max(id) from import_runs where kind = 'people-merge'")
+        #expect(try database.run(["undo", String(runID)]).status == 0)
+        #expect(try database.count("select count(*) from notifications where kind = 'newcomer' and status = 'pending'") == 1)
     }
 
     @Test("--no-notify records the newcomers as suppressed; a ministry without a contact gets none")

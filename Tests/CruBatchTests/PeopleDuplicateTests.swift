@@ -315,6 +315,61 @@ struct PeopleMergeTests {
             """) == 0, "the dropped record's name is still in a change image")
     }
 
+    @Test("forget under an email merged into someone forgets that person, in the database and in the nightly folders")
+    func forgetByAlias() throws {
+        let (database, keep, drop) = try twoRecords()
+        let nightly = try scratch.folder("nightly")
+        #expect(try database.run(["nightly", "--out", nightly]).status == 0)
+        #expect(try database.run(["people", "merge", keep, drop]).status == 0)
+        let forget = try database.run(["forget", drop.uppercased()])
+        #expect(forget.status == 0, "\(forget.stdout)\(forget.stderr)")
+        #expect(try database.count("select count(*) from people where lower(email) = \(keep)") == 0)
+        #expect(try database.count("select count(*) from people where forgotten_at is not null") == 1)
+        #expect(try database.count("select count(*) from person_aliases") == 0)
+        let files = try FileManager.default.subpathsOfDirectory(atPath: nightly).filter { $0.hasSuffix(".csv") }
+        for file in files {
+            let text = try String(contentsOfFile: nightly + "/" + file, encoding: .utf8).lowercased()
+            #expect(!text.contains(drop) && !text.contains(keep), "\(file) still names them")
+        }
+        let unknown = try database.run(["forget", "nobody@example.edu"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no person has this email, nor was it merged into anyone"))
+    }
+
+    @Test("a merge given an alias names the people merged: C <- B after A <- B merges A; p1 <- p2, p2 <- p3 makes p3 an alias of p1")
+    func mergeChainsNameThePeople() throws {
+        let database = try TestDatabase()
+        let students = try scratch.writeFile("students.csv", """
+            email,first_name,last_name,phone
+            a@example.edu,Ann,Able,805-555-0401
+            b@example.edu,Ann,Able,805-555-0401
+            c@example.edu,Ann,Able,
+            p1@example.edu,Pat,Poe,805-555-0402
+            p2@example.edu,Pat,Poe,805-555-0402
+            p3@example.edu,Pat,Poe,
+
+            """)
+        #expect(try database.run(["import", "students", students]).status == 0)
+        #expect(try database.run(["people", "merge", "a@example.edu", "b@example.edu"]).status == 0)
+        let chained = try database.run(["people", "merge", "c@example.edu", "b@example.edu"])
+        #expect(chained.status == 0, "\(chained.stderr)")
+        #expect(chained.stdout.contains("merged a@example.edu into c@example.edu (b@example.edu is an alias of a@example.edu): "),
+                "\(chained.stdout)")
+        #expect(chained.stdout.contains("a@example.edu and its aliases b@example.edu are now aliases of c@example.edu"), "\(chained.stdout)")
+
+        let pairs = try scratch.writeFile("pairs.csv", "keep_email,drop_email\np1@example.edu,p2@example.edu\np2@example.edu,p3@example.edu\n")
+        let fromFile = try database.run(["people", "merge", "--from", pairs, "--format", "json"])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(fromFile.stdout.utf8)) as? [String: Any])
+        let merged = try #require(report["merged"] as? [[String: Any]])
+        #expect(merged.map { "\($0["drop"]!) -> \($0["keep"]!) asked \($0["asked_keep"]!)" }
+                == ["p2@example.edu -> p1@example.edu asked p1@example.edu", "p3@example.edu -> p1@example.edu asked p2@example.edu"])
+        let aliases = try database.connect().query("""
+            select a.email, p.email from person_aliases a join people p on p.id = a.person_id order by a.email
+            """).texts.map { "\($0[0]!) of \($0[1]!)" }
+        #expect(aliases == ["a@example.edu of c@example.edu", "b@example.edu of c@example.edu",
+                            "p2@example.edu of p1@example.edu", "p3@example.edu of p1@example.edu"])
+    }
+
     @Test("merge --from a reviewed duplicates CSV merges each pair in one run; a missing person changes nothing")
     func mergeFromFile() throws {
         let database = try TestDatabase()

@@ -402,4 +402,15 @@ struct URLImportTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         }
     }
+
+    @Test("--sheet naming no sheet of a fetched workbook names the URL, never the download's temporary path")
+    func missingSheetNamesTheURL() throws {
+        let server = try FaultyHTTPServer(files: ["/students.xlsx": TestEnvironment.fixture("xlsx/central-coast/students.xlsx")])
+        let database = try TestDatabase(importing: "central-coast")
+        let url = server.url("/students.xlsx")
+        let result = try database.run(["validate", "students", url, "--sheet", "Fall", "--cacert", server.caBundle])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("\(url) has no sheet \"Fall\"; its sheets are: \"students\""), "\(result.stderr)")
+        #expect(!result.stderr.contains("/proc/") && !result.stderr.contains("/tmp/"), "\(result.stderr)")
+    }
 }

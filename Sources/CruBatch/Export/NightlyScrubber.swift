@@ -6,7 +6,8 @@ import SpreadsheetReader
 /// A forgotten person as nightly wrote them (what the database held before the erasure) and as
 /// the database holds them now (the placeholders), for `NightlyScrubber`.
 struct ForgottenPerson: Sendable {
-    let email: String
+    /// Their email and the emails merged into them (`people merge`), lower case: nightly wrote any.
+    let emails: Set<String>
     let firstName: String
     let lastName: String
     /// The phone's digits (E.164 without the `+`), if they had one.
@@ -17,18 +18,18 @@ struct ForgottenPerson: Sendable {
 
     var fullName: String { firstName + " " + lastName }
 
-    /// Whether one cell holds them: their email (any case), their full name, or their phone in any
-    /// layout people write it.
+    /// Whether one cell holds them: one of their emails (any case), their full name, or their
+    /// phone in any layout people write it.
     func isNamed(by cell: String) -> Bool {
         let value = Self.unguarded(cell)
-        return value.lowercased() == email || value == fullName || isTheirPhone(value)
+        return emails.contains(value.lowercased()) || value == fullName || isTheirPhone(value)
     }
 
-    /// Whether a record holds them: their email or phone, or their name (full, or first and last side
+    /// Whether a record holds them: an email of theirs or their phone, or their name (full, or first and last side
     /// by side) on a record that gives no one else's email or phone (a namesake's row stays).
     func isIn(_ cells: [String]) -> Bool {
         let values = cells.map(Self.unguarded)
-        if values.contains(where: { $0.lowercased() == email || isTheirPhone($0) }) { return true }
+        if values.contains(where: { emails.contains($0.lowercased()) || isTheirPhone($0) }) { return true }
         let named = values.contains(fullName)
             || zip(values, values.dropFirst()).contains { $0 == firstName && $1 == lastName }
         return named && !values.contains { $0.contains("@") || Self.phoneDigits(of: $0) != nil }
@@ -61,7 +62,7 @@ struct ForgottenPerson: Sendable {
             guard isNamed(by: String(item)) else { return String(item) }
             let lead = item.prefix(while: { $0 == " " })
             let value = Self.unguarded(String(item))
-            let replacement = value.lowercased() == email ? placeholderEmail
+            let replacement = emails.contains(value.lowercased()) ? placeholderEmail
                 : value == fullName ? placeholderName : placeholderPhone
             return replacement.isEmpty ? nil : lead + replacement
         }

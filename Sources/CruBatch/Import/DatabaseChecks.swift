@@ -193,9 +193,16 @@ struct DatabaseChecks {
             """).rows
         let column = spec.messageColumn
         return try rows.map { row in
-            let what = column.type == .email ? "this \(column.name)" : "\(column.name) \"\(try row.decode(String.self, 1))\""
-            return diagnostic(try row.decode(Int.self, 0), column: column.name, code: .duplicateKey,
-                              message: "\(what) appears more than once in the file (first on line \(try row.decode(Int.self, 2)))",
+            let (line, key, first) = try row.decode((Int, String, Int).self)
+            // A walk-in's key is made from the row's name and phone: the row gives no email to name.
+            if let walkIns = spec.walkIns, key.hasSuffix("@" + WalkIns.domain) {
+                return diagnostic(line, column: "first_name", code: .duplicateKey,
+                                  message: "this walk-in (no \(walkIns.key); the same name and phone as line \(first)) appears more than once in the file",
+                                  hint: "keep one of the rows: the same person checks in once per event")
+            }
+            let what = column.type == .email ? "this \(column.name)" : "\(column.name) \"\(key)\""
+            return diagnostic(line, column: column.name, code: .duplicateKey,
+                              message: "\(what) appears more than once in the file (first on line \(first))",
                               hint: "keep one of the rows; keys are compared without regard to case")
         }
     }

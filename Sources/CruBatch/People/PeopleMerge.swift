@@ -6,7 +6,9 @@ import PostgresClient
 /// teams, ride offers and requests, check-ins and notifications go to KEEP; KEEP's empty fields are
 /// filled from DROP; DROP's email (and its aliases) become aliases of KEEP (`person_aliases`), so a
 /// later import with that email updates KEEP; then DROP's row is deleted. Nothing is queued for
-/// the moved memberships: they are moved, not joined, and the run tells the triggers not to notify.
+/// the moved memberships: they are moved, not joined, and the run tells the triggers not to notify;
+/// a pending `newcomer` message about a check-in of either is cancelled when the merged person is
+/// no newcomer to that ministry (a leader, a member of one of its groups, or there before).
 public struct PeopleMerge {
     /// One pair to merge, by email.
     public struct Pair: Sendable, Equatable {
@@ -71,8 +73,11 @@ public struct PeopleMerge {
                 or --request ID)
                 """)
         }
-        var merged = MergeReport.Merged(keep: pair.keep, drop: pair.drop)
-        let notifications = try logNotifications(of: dropID, runID: runID) {
+        // An email given may be an alias (of someone merged before, in this run too): the report
+        // names the people merged, as they are now.
+        let (keep, drop, dropAliases) = try (email(of: keepID), email(of: dropID), aliases(of: dropID))
+        var merged = MergeReport.Merged(keep: keep, drop: drop, askedKeep: pair.keep, askedDrop: pair.drop, dropAliases: dropAliases)
+        let notifications = try logNotifications(of: dropID, keep: keepID, runID: runID) {
             // The outbox rows first: the moves below delete rows they name.
             try moves.repointNotifications()
             merged.memberships = try moves.memberships()
@@ -82,6 +87,7 @@ public struct PeopleMerge {
             merged.attendance = try moves.attendance()
             merged.filled = try moves.fillEmptyFields()
             try moves.keepAliases()
+            merged.newcomerMessagesCancelled = try moves.cancelNewcomerMessages()
         }
         merged.notifications = notifications
         try connection.query("delete from people where id = \(dropID)")
@@ -98,14 +104,27 @@ public struct PeopleMerge {
         return found
     }
 
-    /// Runs `change` (which moves notifications), and files the notifications it changed in `run_images`
-    /// under `runID` with their images before and after, since no trigger logs the outbox; returns how many.
-    private func logNotifications(of dropID: Int, runID: Int, change: () throws -> Void) throws -> Int {
+    /// The email a person has now.
+    private func email(of personID: Int) throws -> String {
+        try connection.query("select lower(email) from people where id = \(personID)").scalar(String.self)
+    }
+
+    /// The emails merged into a person before.
+    private func aliases(of personID: Int) throws -> [String] {
+        try connection.query("select email from person_aliases where person_id = \(personID) order by email").rows
+            .map { try $0.decode(String.self, 0) }
+    }
+
+    /// Runs `change` (which moves notifications, and cancels KEEP's newcomer messages), and files
+    /// the notifications it changed in `run_images` under `runID` with their images before and
+    /// after, since no trigger logs the outbox; returns how many.
+    private func logNotifications(of dropID: Int, keep keepID: Int, runID: Int, change: () throws -> Void) throws -> Int {
         try connection.execute("truncate merge_notifications")
         try connection.query("""
             insert into merge_notifications
             select n.id, to_jsonb(n) from notifications n
-            where n.recipient_id = \(dropID)
+            where (n.kind = 'newcomer' and n.attendance_id in (select id from attendance where person_id = \(keepID)))
+            or n.recipient_id = \(dropID)
             or n.membership_id in (select id from memberships where person_id = \(dropID))
             or n.attendance_id in (select id from attendance where person_id = \(dropID))
             or n.ride_pairing_id in (select p.id from ride_pairings p join ride_offers o on o.id = p.offer_id

@@ -117,6 +117,25 @@ struct PersonMoves {
         try connection.query("insert into person_aliases (person_id, email) select \(keep), email from people where id = \(drop)")
     }
 
+    /// Cancels the pending newcomer messages about KEEP's check-ins (DROP's moved there) to a
+    /// ministry KEEP is no newcomer to: KEEP leads, is in one of its groups, or came to one of its
+    /// events before that check-in. Returns how many.
+    func cancelNewcomerMessages() throws -> Int {
+        try connection.query("""
+            update notifications n set status = 'cancelled',
+                last_error = 'two records of one person were merged, and that person is no newcomer to the ministry'
+            from attendance a
+            where n.kind = 'newcomer' and n.status = 'pending' and n.attendance_id = a.id and a.person_id = \(keep)
+            and (exists (select 1 from people p where p.id = \(keep) and p.is_leader)
+                 or exists (select 1 from memberships m join community_groups g on g.id = m.group_id
+                            where m.person_id = \(keep) and m.status = 'active' and g.archived_at is null
+                            and g.ministry_id = n.ministry_id)
+                 or exists (select 1 from attendance o join event_ministries oe on oe.event_id = o.event_id
+                            where o.person_id = \(keep) and oe.ministry_id = n.ministry_id
+                            and (o.checked_in_at, o.id) < (a.checked_in_at, a.id)))
+            """).affectedRows
+    }
+
     /// Deletes DROP's rows of `table` (its person in `person`) of the same `sameAs` as a row of KEEP's;
     /// returns how many.
     private func dropShared(of table: String, person: String, sameAs: String) throws -> Int {

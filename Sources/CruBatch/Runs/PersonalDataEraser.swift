@@ -78,9 +78,16 @@ public struct PersonalDataEraser {
         try Migrator(connection: connection).requireCurrent()
         try connection.execute("set time zone 'UTC'")
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let personID = try connection.query("select id from people where lower(email) = \(email)").scalar(Int?.self) else {
-            throw CruBatchError.refused("no person has this email; nothing was changed")
+        // The email they use, or one merged into them: a request under either is theirs.
+        guard let personID = try connection.query("""
+            select id from people where lower(email) = \(email) and forgotten_at is null
+            union all select person_id from person_aliases where email = \(email)
+            """).rows.first?.decode(Int.self, 0) else {
+            throw CruBatchError.refused("no person has this email, nor was it merged into anyone; nothing was changed")
         }
+        let emails = try connection.query("""
+            select lower(email) from people where id = \(personID) union select email from person_aliases where person_id = \(personID)
+            """).rows.map { try $0.decode(String.self, 0) }
         var isFolder: ObjCBool = false
         if let exports, !FileManager.default.fileExists(atPath: exports, isDirectory: &isFolder) || !isFolder.boolValue {
             throw CruBatchError.usage("--exports \(exports): no such folder (give the folder nightly writes into, "
@@ -94,7 +101,7 @@ public struct PersonalDataEraser {
             select email, first_name || ' ' || last_name, coalesce(phone, '') from people where id = \(personID)
             """).rows[0]
         let person = ForgottenPerson(
-            email: email, firstName: try before.decode(String.self, 0), lastName: try before.decode(String.self, 1),
+            emails: Set(emails), firstName: try before.decode(String.self, 0), lastName: try before.decode(String.self, 1),
             phoneDigits: try before.decode(String?.self, 2)?.filter(\.isNumber),
             placeholderEmail: try after.decode(String.self, 0), placeholderName: try after.decode(String.self, 1),
             placeholderPhone: try after.decode(String.self, 2))
