@@ -1,5 +1,6 @@
 import ArgumentParser
 import CruBatch
+import FileOutput
 import CSVStream
 import Foundation
 
@@ -360,10 +361,21 @@ struct ValidateCommand: ReportingCommand {
 /// Loads (or validates) what the input names, an old app's dump or files, and prints the report.
 private func runLoad(_ input: InputOptions, options: ImportOptions, console: Console,
                      database: DatabaseOptions) throws -> ExitStatus {
+    let outputs = [("--report", options.reportPath), ("--rejects", options.rejectsPath)]
+        .compactMap { option, path in path.map { (option: option, path: $0) } }
     if let dump = input.keystoneDump {
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: dump))?.map { dump + "/" + $0 } ?? []
+        try refuseClashes(outputs, inputs: [dump] + files)
         return try runKeystoneMigration(dump, options: options, console: console, database: database)
     }
-    return try runImport(try input.sources(), options: options, console: console, database: database)
+    let list = try input.sources()
+    try refuseClashes(outputs, inputs: [input.sourcesFile].compactMap { $0 } + list.sources.map(\.path))
+    return try runImport(list, options: options, console: console, database: database)
+}
+
+/// A usage error when an output would overwrite an input or another output, before anything is read.
+private func refuseClashes(_ outputs: [(option: String, path: String)], inputs: [String]) throws {
+    if let clash = OutputClash.find(outputs: outputs, inputs: inputs) { throw CruBatchError.usage(clash) }
 }
 
 /// Runs an import or validation and prints its report: diagnostics to stderr, summary to stdout

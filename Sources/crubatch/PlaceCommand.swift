@@ -1,5 +1,6 @@
 import ArgumentParser
 import CruBatch
+import FileOutput
 import CSVStream
 
 struct PlaceCommand: ReportingCommand {
@@ -67,6 +68,10 @@ struct PlaceCommand: ReportingCommand {
 
     func validate() throws {
         _ = try columnMap()
+        if let clash = OutputClash.find(outputs: [("--report", html.report)].compactMap { option, path in path.map { (option, $0) } },
+                                        inputs: [file]) {
+            throw ValidationError(clash)
+        }
         if TextEncoding(rawValue: encoding.lowercased()) == nil {
             throw ValidationError("--encoding must be utf-8 or windows-1252 (got \"\(encoding)\")")
         }

@@ -106,4 +106,34 @@ struct OutputTargetCommandTests {
             #expect(try database.count("select count(*) from import_runs where kind = 'campuses' and status = 'succeeded'") >= 1)
         }
     }
+
+    @Test("an output that is an input, or another output, is refused (64) before anything is read or written")
+    func outputsNeverReplaceInputs() throws {
+        let database = try LoadedDatabase.get()
+        try withScratchDirectory { folder in
+            let input = folder + "/v.csv"
+            let original = try String(contentsOfFile: TestEnvironment.fixture("central-coast/campuses.csv"), encoding: .utf8)
+            try writeFile(input, original)
+            #expect(symlink(input, folder + "/link.csv") == 0)
+            let answers = folder + "/answers.csv"
+            try writeFile(answers, try String(contentsOfFile: TestEnvironment.fixture("get-involved/answers-small.csv"), encoding: .utf8))
+            let cases: [([String], String)] = [
+                (["validate", "campuses", input, "--report", input], "--report \(input) is the input file"),
+                (["import", "campuses", input, "--rejects", input, "--dry-run"], "--rejects \(input) is the input file"),
+                (["import", "campuses", input, "--rejects", folder + "/link.csv", "--dry-run"],
+                 "--rejects \(folder)/link.csv is the input file \(input)"),
+                (["import", "campuses", input, "--rejects", folder + "/../\((folder as NSString).lastPathComponent)/v.csv"], "is the input file"),
+                (["import", "campuses", input, "--rejects", folder + "/x.xlsx", "--report", folder + "/x.xlsx", "--dry-run"],
+                 "--rejects \(folder)/x.xlsx and --report \(folder)/x.xlsx are one file"),
+                (["place", answers, "--report", answers, "--dry-run"], "--report \(answers) is the input file"),
+            ]
+            for (arguments, message) in cases {
+                let result = try database.run(arguments)
+                #expect(result.status == 64, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            }
+            #expect(try String(contentsOfFile: input, encoding: .utf8) == original)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/x.xlsx"))
+        }
+    }
 }
