@@ -186,4 +186,30 @@ struct HTMLReportTests {
             }
         }
     }
+
+    @Test("a page shows 1,000 bad rows of a file and sends every bad row to a rejects file: beside it, or the --rejects one")
+    func boundedPage() throws {
+        let database = try LoadedDatabase.get()
+        let folder = try scratch.folder("bounded")
+        var text = "email,first_name,last_name,phone\n"
+        for index in 0..<2_500 { text += "bounded\(index)@example.edu,First,Last,555-01\n" }
+        let file = try scratch.writeFile("bounded/students.csv", text)
+        let page = folder + "/preview.html"
+        let result = try database.run(["validate", "students", file, "--report", page])
+        #expect(result.status == 1, "\(result.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.components(separatedBy: "<tr id=\"line-").count - 1 == 1_000)
+        #expect(html.contains("... and 1500 more bad rows, every bad row with its errors in \(folder)/preview-rejects.csv"), "\(html.suffix(2000))")
+        let rejects = try String(contentsOfFile: folder + "/preview-rejects.csv", encoding: .utf8)
+        #expect(rejects.split(separator: "\r\n").count == 2_501)
+        #expect(rejects.contains("bounded2499@example.edu,First,Last,555-01,2501,invalid-phone,"))
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/preview-rejects.csv")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let chosen = folder + "/fix-me.xlsx"
+        let named = try database.run(["import", "students", file, "--dry-run", "--report", folder + "/second.html", "--rejects", chosen])
+        #expect(named.status == 1, "\(named.stderr)")
+        #expect(try String(contentsOfFile: folder + "/second.html", encoding: .utf8).contains("every bad row with its errors in \(chosen)"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/second-rejects.csv"))
+    }
 }

@@ -14,6 +14,15 @@ public struct HTMLReport {
         let file: String
         let header: [String]
         var rows: [RejectedRow] = []
+        /// The bad rows past `rowsShown`, counted, not kept.
+        var more = 0
+        /// Where every bad row is, when more were bad than the page shows.
+        var rejectsFile: String?
+
+        /// Keeps `row` while the page has room for it, else counts it.
+        mutating func add(_ row: RejectedRow) {
+            if rows.count < HTMLReport.rowsShown { rows.append(row) } else { more += 1 }
+        }
     }
 
     /// What a run changes in one kind, for the changes section.
@@ -40,6 +49,8 @@ public struct HTMLReport {
 
     /// How many messages of one code the page lists before `... and N more`.
     static let messagesPerCode = 50
+    /// How many bad rows of one file the page shows: a page a browser opens, whatever the file.
+    static let rowsShown = 1_000
 
     /// Writes the page to `path` (mode 0600: it may hold the file's personal data).
     func write(to path: String) throws {
@@ -66,25 +77,40 @@ public struct HTMLReport {
         ]
     }
 
-    /// The problems grouped by severity and code, errors first, each with its count, hints and messages.
+    /// The problems grouped by severity and code, errors first, each with its count, hints and
+    /// messages; counted in one pass that keeps only what the page shows.
     private var codeGroups: [[String: Any]] {
-        let groups = Dictionary(grouping: diagnostics) { "\($0.severity == .error ? 0 : 1) \($0.code.rawValue)" }
+        struct Group {
+            let first: Diagnostic
+            var count = 0
+            var hints: [String] = []
+            var messages: [String] = []
+        }
+        var groups: [String: Group] = [:]
+        for diagnostic in diagnostics {
+            let key = "\(diagnostic.severity == .error ? 0 : 1) \(diagnostic.code.rawValue)"
+            var group = groups.removeValue(forKey: key) ?? Group(first: diagnostic)
+            group.count += 1
+            if let hint = diagnostic.hint, group.hints.count < 5, !group.hints.contains(hint) { group.hints.append(hint) }
+            if group.messages.count < Self.messagesPerCode { group.messages.append("\(diagnostic.location): \(diagnostic.message)") }
+            groups[key] = group
+        }
         return groups.keys.sorted().map { key in
             let group = groups[key]!
-            var hints: [String] = []
-            for hint in group.compactMap(\.hint) where !hints.contains(hint) { hints.append(hint) }
-            let messages = group.prefix(Self.messagesPerCode).map { "\($0.location): \($0.message)" }
             return [
-                "code": group[0].code.rawValue, "severity": group[0].severity.rawValue, "count": group.count,
-                "hints": Array(hints.prefix(5)), "messages": messages,
+                "code": group.first.code.rawValue, "severity": group.first.severity.rawValue, "count": group.count,
+                "hints": group.hints, "messages": group.messages,
                 "more": group.count > Self.messagesPerCode ? "... and \(group.count - Self.messagesPerCode) more" : "",
             ]
         }
     }
 
     private func sheetValues(_ sheet: BadRows) -> [String: Any] {
-        [
-            "file": sheet.file, "header": sheet.header,
+        let more = sheet.more == 0 ? ""
+            : "... and \(sheet.more) more bad row\(sheet.more == 1 ? "" : "s"), "
+                + (sheet.rejectsFile.map { "every bad row with its errors in \($0)" } ?? "every bad row with its errors in the file --rejects FILE writes")
+        return [
+            "file": sheet.file, "header": sheet.header, "more": more,
             "rows": sheet.rows.map { row -> [String: Any] in
                 var byCell: [Int: [Diagnostic]] = [:]
                 for (diagnostic, cell) in row.errors { if let cell { byCell[cell, default: []].append(diagnostic) } }
@@ -97,6 +123,12 @@ public struct HTMLReport {
                 return ["line": row.line, "cells": cells, "row_errors": rowErrors]
             },
         ]
+    }
+
+    /// Where the rejected rows go when the page cannot show them all and no `--rejects` file was
+    /// asked for: beside the page (`preview.html` -> `preview-rejects.csv`).
+    static func overflowRejectsPath(beside page: String) -> String {
+        (page.lowercased().hasSuffix(".html") ? String(page.dropLast(5)) : page) + "-rejects.csv"
     }
 
     private func changeValues(_ changes: Changes) -> [String: Any] {

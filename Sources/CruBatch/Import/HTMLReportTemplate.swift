@@ -77,6 +77,7 @@ enum HTMLReportTemplate {
         {{/rows}}
         </tbody>
         </table>
+        {{#more}}<p class="more">{{more}}</p>{{/more}}
         {{/sheets}}
 
         {{#changes}}

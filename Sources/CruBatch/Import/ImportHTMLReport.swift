@@ -3,7 +3,9 @@ extension HTMLReport {
     /// each file (read again), and what it changes or would change. Personal data appears only as
     /// the file has it: a personal column's stored value is not shown, and what follows from the
     /// load is counted, not listed by name.
-    init(_ report: ImportReport, results: [KindLoadResult], sources: [Importer.Source], options: ImportOptions) throws {
+    /// `rejectsFile`: where every rejected row was written, if anywhere.
+    init(_ report: ImportReport, results: [KindLoadResult], sources: [Importer.Source], options: ImportOptions,
+         rejectsFile: String?) throws {
         let command = options.validateOnly ? "validate" : report.dryRun ? "import --dry-run" : "import"
         self.init(title: "crubatch \(command): \(sources.map(\.path).joined(separator: ", "))",
                   verdict: report.verdict, failed: report.exitStatus != .ok, summary: report.summaryCells)
@@ -16,8 +18,9 @@ extension HTMLReport {
             try reader.readRows(of: result, source: source, everyRow: false) { header in
                 sheet = BadRows(file: source.path, header: header)
             } row: { row in
-                sheet?.rows.append(row)
+                sheet?.add(row)
             }
+            if sheet?.more ?? 0 > 0 { sheet?.rejectsFile = rejectsFile.map { sources.count > 1 ? $0 + "/" + source.kind.fileName : $0 } }
             if let sheet { badRows.append(sheet) }
         }
         changes = report.files.map { counts in

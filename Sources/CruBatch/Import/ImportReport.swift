@@ -64,7 +64,7 @@ public struct ImportReport: Sendable, CommandReport {
     /// The URLs skipped because their content is what their last import loaded.
     public var unchanged: [UnchangedSource] = []
 
-    public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
+    public var errorCount: Int { diagnostics.count { $0.severity == .error } }
     public var warningCount: Int { diagnostics.count - errorCount }
 
     /// The exit status this outcome means (see the README's "Exit codes").

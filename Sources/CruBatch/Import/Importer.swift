@@ -190,7 +190,7 @@ public struct Importer {
                 let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options.for(source),
                                         sync: sync, eventOwner: sourceOwner, errorBudget: budget, progress: progress)
                 let result = try loader.load(path: source.readPath, displayName: source.displayName)
-                budget -= result.diagnostics.filter { $0.severity == .error }.count
+                budget -= result.diagnostics.count { $0.severity == .error }
                 results.append(result)
                 loaded.append(index)
                 // The tables as this source leaves them, before a later source of the load changes them.
@@ -244,12 +244,18 @@ public struct Importer {
         for id in unreached {
             try log.finish(id, status: "failed", error: "not loaded: an earlier file failed")
         }
-        if let rejectsPath = options.rejectsPath {
+        // A page cannot show every bad row of a large file: the rest go to a rejects file beside it.
+        let overflow = options.reportPath.flatMap { page in
+            results.contains { $0.rejectedLines.count > HTMLReport.rowsShown } && sources.count == 1
+                ? HTMLReport.overflowRejectsPath(beside: page) : nil
+        }
+        if let rejectsPath = options.rejectsPath ?? overflow {
             report.rejects = try RejectsWriter(options: options)
                 .write(results: results, sources: sources, to: rejectsPath)
         }
         if let reportPath = options.reportPath {
-            try HTMLReport(report, results: results, sources: sources, options: options).write(to: reportPath)
+            try HTMLReport(report, results: results, sources: sources, options: options,
+                           rejectsFile: report.rejects?.path).write(to: reportPath)
         }
     }
 

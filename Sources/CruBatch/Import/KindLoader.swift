@@ -153,7 +153,7 @@ struct KindLoader {
                 result.diagnostics += check.diagnostics
                 if check.isRejected {
                     result.rejectedLines.insert(check.line)
-                    errors += check.diagnostics.filter { $0.severity == .error }.count
+                    errors += check.diagnostics.count { $0.severity == .error }
                 }
                 if result.counts.read & 4095 == 0 {
                     progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.bytesRead,

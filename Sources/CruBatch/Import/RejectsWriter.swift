@@ -87,13 +87,17 @@ struct RejectedRow {
     static func read(_ table: any TableReader, diagnostics: [Diagnostic], rejected: Set<Int>, everyRow: Bool,
                      header: ([String]) throws -> Void, row body: (RejectedRow) throws -> Void) throws {
         let kept = table.header.indices.filter { !HeaderMapping.ignoredColumns.contains(TableHeader.normalizedName(table.header[$0])) }
-        var errors: [Int: [Diagnostic]] = [:]
-        for diagnostic in diagnostics where diagnostic.severity == .error && rejected.contains(diagnostic.line) {
-            errors[diagnostic.line, default: []].append(diagnostic)
-        }
+        // The errors in line order, walked beside the rows (which come in line order): no table of
+        // every bad line is built, however many there are.
+        let errors = diagnostics.indices.filter { diagnostics[$0].severity == .error && rejected.contains(diagnostics[$0].line) }
+            .sorted { (diagnostics[$0].line, $0) < (diagnostics[$1].line, $1) }
+        var next = errors.startIndex
         try header(kept.map { table.header[$0] })
         while let row = try table.next() {
-            let rowErrors = errors[row.line] ?? []
+            while next < errors.endIndex && diagnostics[errors[next]].line < row.line { next += 1 }
+            let start = next
+            while next < errors.endIndex && diagnostics[errors[next]].line == row.line { next += 1 }
+            let rowErrors = errors[start..<next].map { diagnostics[$0] }
             guard everyRow || !rowErrors.isEmpty else { continue }
             // A diagnostic's column counts the file's cells from 1; a rejected row's, the kept ones from 0.
             try body(RejectedRow(line: row.line, cells: kept.map { $0 < row.originalCells.count ? row.originalCells[$0] : "" },

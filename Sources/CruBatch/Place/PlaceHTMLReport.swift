@@ -23,7 +23,7 @@ extension HTMLReport {
             try RejectedRow.read(table, diagnostics: report.diagnostics, rejected: bad, everyRow: false) { header in
                 sheet = BadRows(file: report.file, header: header)
             } row: { row in
-                sheet.rows.append(row)
+                sheet.add(row)
             }
             page.badRows = [sheet]
         }
