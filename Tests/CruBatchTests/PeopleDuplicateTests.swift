@@ -370,6 +370,48 @@ struct PeopleMergeTests {
                             "p2@example.edu of p1@example.edu", "p3@example.edu of p1@example.edu"])
     }
 
+    @Test("a merge cycle (A <- B, then B <- A, in one file or two runs) is refused as one person already, changing nothing")
+    func mergeCycle() throws {
+        let database = try TestDatabase()
+        let students = try scratch.writeFile("cycle.csv", "email,first_name,last_name\na@example.edu,Ann,Able\nb@example.edu,Ann,Able\n")
+        #expect(try database.run(["import", "students", students]).status == 0)
+        let before = try fingerprint(database)
+        let pairs = try scratch.writeFile("cycle-pairs.csv", "keep_email,drop_email\na@example.edu,b@example.edu\nb@example.edu,a@example.edu\n")
+        let inOneFile = try database.run(["people", "merge", "--from", pairs])
+        #expect(inOneFile.status == 1, "\(inOneFile.stdout)\(inOneFile.stderr)")
+        #expect(inOneFile.stderr.contains("b@example.edu and a@example.edu are one person already"), "\(inOneFile.stderr)")
+        #expect(try fingerprint(database) == before)
+        #expect(try database.run(["people", "merge", "a@example.edu", "b@example.edu"]).status == 0)
+        let back = try database.run(["people", "merge", "b@example.edu", "a@example.edu"])
+        #expect(back.status == 1 && back.stderr.contains("are one person already"), "\(back.stderr)")
+        #expect(try database.count("select count(*) from people") == 1)
+    }
+
+    @Test("two merges of one person at once: one merges, the other waits its turn or is refused; never two keepers of one alias")
+    func twoMergesAtOnce() throws {
+        let database = try TestDatabase()
+        let students = try scratch.writeFile("three.csv", """
+            email,first_name,last_name
+            a@example.edu,Ann,Able
+            b@example.edu,Ann,Able
+            c@example.edu,Ann,Able
+
+            """)
+        #expect(try database.run(["import", "students", students]).status == 0)
+        let first = try database.start(["people", "merge", "a@example.edu", "b@example.edu"])
+        let second = try database.start(["people", "merge", "c@example.edu", "b@example.edu"])
+        let results = [try first.finish(), try second.finish()]
+        #expect(results.contains { $0.status == 0 }, "\(results.map(\.stderr))")
+        for result in results where result.status != 0 {
+            #expect(result.status == 75 || result.status == 1, "\(result.stderr)")
+        }
+        // Whatever the order, every alias belongs to someone there, and b is nobody's record now.
+        #expect(try database.count("select count(*) from person_aliases a where not exists (select 1 from people p where p.id = a.person_id)") == 0)
+        #expect(try database.count("select count(*) from people where email = 'b@example.edu'") == 0)
+        #expect(try database.count("select count(*) from person_aliases where email = 'b@example.edu'") == 1)
+        #expect(try database.count("select count(*) from people") == 3 - results.filter { $0.status == 0 }.count)
+    }
+
     @Test("merge --from a reviewed duplicates CSV merges each pair in one run; a missing person changes nothing")
     func mergeFromFile() throws {
         let database = try TestDatabase()

@@ -34,6 +34,9 @@ struct URLImportTests {
               message: "the server answered HTTP 403: the link needs a login", seconds: 8),
         Fault(path: "/status/500", status: 69, code: "source-http-error", message: "the server answered HTTP 500", seconds: 8),
         Fault(path: "/login", status: 65, code: "unreadable-input", message: "the server sent a web page (HTML), not CSV", seconds: 8),
+        Fault(path: "/truncated", status: 69, code: "source-unreachable", message: "could not fetch: transfer closed with", seconds: 8),
+        Fault(path: "/gzip-bomb", status: 65, code: "source-too-large",
+              message: "larger than the limit of 1000000 bytes (--max-bytes)", seconds: 8),
     ]
 
     @Test("a failing server gives its exit code and message in time, and nothing is written", arguments: faults)
@@ -412,5 +415,14 @@ struct URLImportTests {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("\(url) has no sheet \"Fall\"; its sheets are: \"students\""), "\(result.stderr)")
         #expect(!result.stderr.contains("/proc/") && !result.stderr.contains("/tmp/"), "\(result.stderr)")
+    }
+
+    @Test("a body sent in chunks loads as the same file sent whole")
+    func chunkedBody() throws {
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": TestEnvironment.fixture("central-coast/campuses.csv")])
+        let database = try TestDatabase()
+        let result = try database.run(["import", "campuses", server.url("/chunked/campuses.csv"), "--cacert", server.caBundle])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try database.count("select count(*) from campuses") == 3)
     }
 }
