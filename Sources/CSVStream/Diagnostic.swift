@@ -1,5 +1,6 @@
 /// One problem found in an input file, located the way a compiler locates one:
-/// file, physical line, 1-based cell (column), and a stable code staff can look up. In a workbook
+/// file, physical line, 1-based cell (column), and a stable code staff can look up; with a note
+/// when its cause lies elsewhere. In a workbook
 /// the line is the sheet's row number and the location names the sheet and cell (`Sheet1!C14`).
 public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     /// How bad a problem is: errors reject a row or the file, warnings only inform.
@@ -25,6 +26,25 @@ public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     /// For a row made from a database document rather than read from a line: the document and its
     /// field (`users/5a1f3a06...:phone`), which locate the problem instead of the file and line.
     public var document: String?
+    /// Where the cause lies when it is elsewhere (the row this one names, refused above), shown as
+    /// a `note:` line under the problem, as a compiler shows one.
+    public var note: Note?
+
+    /// A place and what was wrong there, that a problem refers to.
+    public struct Note: Sendable, Hashable, Encodable {
+        public var file: String
+        public var line: Int
+        public var message: String
+        /// For a row made from a database document: the document, which locates the note instead.
+        public var document: String?
+
+        public init(file: String, line: Int, message: String, document: String? = nil) {
+            (self.file, self.line, self.message, self.document) = (file, line, message, document)
+        }
+
+        /// `file:line`, or the document.
+        public var location: String { document ?? "\(file):\(line)" }
+    }
 
     public init(file: String, sheet: String? = nil, line: Int, column: Int? = nil, field: String? = nil, code: DiagnosticCode,
                 severity: Severity? = nil, message: String, hint: String? = nil, value: String? = nil) {
@@ -44,6 +64,7 @@ public struct Diagnostic: Error, Sendable, Hashable, Encodable {
     /// workbook `file:Sheet!C14: ...`, the cell as the spreadsheet names it.
     public var rendered: String {
         var text = "\(location): \(severity.rawValue)[\(code.rawValue)]: \(message)"
+        if let note { text += "\n  note: \(note.location): \(note.message)" }
         if let hint { text += "\n  hint: \(hint)" }
         return text
     }

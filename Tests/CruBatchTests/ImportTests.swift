@@ -314,6 +314,24 @@ struct ImportTests {
         #expect(try database.tableCounts() == before)
         #expect(try database.count("select count(*) from people where email like 'kill%'") == 0)
     }
+
+    @Test("a row naming a row refused earlier in the load says it was refused above, with that row's problem as its note")
+    func refusedAbove() throws {
+        let database = try TestDatabase()
+        try withScratchDirectory { folder in
+            try writeFile(folder + "/campuses.csv", "code,name\ncalpoly,Cal Poly\n")
+            try writeFile(folder + "/ministries.csv", "code,name,campus\ncru,Cru,calpoly\nepic,Epic,nowhere\n")
+            try writeFile(folder + "/leaders.csv", "email,first_name,last_name,phone\nlee@cru.org,Lee,Ann,805-555-0100\nbad@cru.org,Bad,Phone,555\n")
+            try writeFile(folder + "/groups.csv", "code,ministry,name,leaders\nepic-tue,epic,Epic Tuesday,lee@cru.org\ncru-wed,cru,Cru Wednesday,bad@cru.org\n")
+            let result = try database.run(["import", "--dir", folder, "--dry-run"])
+            #expect(result.status == 1, "\(result.stderr)")
+            for line in ["\(folder)/groups.csv:2:2: error[unknown-reference]: ministry \"epic\" was refused above, so it does not exist\n  note: \(folder)/ministries.csv:3: campus \"nowhere\" does not exist",
+                         "\(folder)/groups.csv:3:4: error[unknown-reference]: leader \"bad@cru.org\" was refused above, so it does not exist\n  note: \(folder)/leaders.csv:3:"] {
+                #expect(result.stderr.contains(line), "\(line)\n\(result.stderr)")
+            }
+            #expect(!result.stderr.contains("add it to ministries.csv"), "\(result.stderr)")
+        }
+    }
 }
 
 @Suite("progress line")

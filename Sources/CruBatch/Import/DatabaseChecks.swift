@@ -17,6 +17,8 @@ struct DatabaseChecks {
     let blank: ImportOptions.Blank
     /// What a new person who probably is someone known already is (`--on-duplicate`).
     let onDuplicate: Diagnostic.Severity
+    /// The rows of the load refused before this file.
+    var refused = RefusedRows()
 
     /// Every problem found (errors and warnings); `rejectedLines` are the rows whose cells already
     /// failed, which take no seat in a group.
@@ -36,6 +38,9 @@ struct DatabaseChecks {
         found += try duplicates()
         if holdsPeople && isPresent("first_name") && isPresent("last_name") { found += try possibleDuplicates() }
         for (column, reference) in spec.references where isPresent(column.name) && !allResolved.contains(column.name) {
+            let above = try refusedAbove(column, reference)
+            found += above.diagnostics
+            ambiguous.formUnion(above.cells)
             found += try reference.addsPeople ? unnamedNewPeople(column, reference) : missing(column, reference, except: ambiguous)
         }
         for column in spec.columns where column.type == .timezone && isPresent(column.name) {
@@ -241,6 +246,36 @@ struct DatabaseChecks {
                               message: "\(reference.noun) \(named) does not exist" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
                               hint: "add it to \(reference.definedIn.fileName) and import that first, or load both with --dir")
         }
+    }
+
+    /// Rows naming a row the load refused before this file (which is why it does not exist): the
+    /// problem says so, with that row's first error as its note; the cells are returned so they
+    /// are not reported as unknown too.
+    private func refusedAbove(_ column: ColumnSpec, _ reference: Reference) throws -> (diagnostics: [Diagnostic], cells: Set<AmbiguousCell>) {
+        let keys = refused.keys(of: reference.table)
+        guard !keys.isEmpty else { return ([], []) }
+        let (value, source) = values(of: column)
+        let rows = try connection.query("""
+            select s.line, \(unescaped: value) from \(unescaped: source)
+            where lower(\(unescaped: value)) = any(\(keys)::text[])
+            and not exists (select 1 from \(identifier: reference.table) r
+                            where \(unescaped: reference.key(over: "r")) = \(unescaped: value) and \(unescaped: reference.condition))
+            order by s.line
+            """).rows
+        var diagnostics: [Diagnostic] = []
+        var cells: Set<AmbiguousCell> = []
+        for row in rows {
+            let (line, key) = try row.decode((Int, String).self)
+            guard let note = refused.note(table: reference.table, key: key) else { continue }
+            let named = reference.labelColumns != nil ? "with this email" : "\"\(key)\""
+            var problem = diagnostic(line, column: column.name, code: .unknownReference,
+                                     message: "\(reference.noun) \(named) was refused above, so it does not exist",
+                                     hint: "fix the row the note names; this row loads with it")
+            problem.note = note
+            diagnostics.append(problem)
+            cells.insert(AmbiguousCell(line: line, value: key))
+        }
+        return (diagnostics, cells)
     }
 
     /// Rows naming someone crubatch does not know yet, who is added as a non-member, without a detail

@@ -11,6 +11,12 @@ public struct Importer {
     /// Runs inside the load's transaction once every file is loaded, with each kind's rejected
     /// lines, unless a file was unreadable (a migration records its documents' keys here).
     var finishing: ((_ rejectedLines: [Kind: Set<Int>]) throws -> Void)?
+    /// Rows refused before the load began (a migration refuses documents it cannot make rows of):
+    /// rows naming them are told so.
+    var refusedBefore = RefusedRows()
+    /// Problems found before the load began, which count as its own: errors make an `--on-error
+    /// abort` load write nothing, as a rejected row does.
+    var problemsBefore: [Diagnostic] = []
 
     public init(connection: PostgresConnection, options: ImportOptions, progress: ((ImportProgress) -> Void)? = nil) {
         self.connection = connection
@@ -165,6 +171,7 @@ public struct Importer {
             dryRun: options.dryRun, locks: options.validateOnly ? .none : .imports(kinds, wait: options.waitForLock))
 
         var results: [KindLoadResult] = []
+        var refused = refusedBefore
         // The sources loaded, each beside its result, by index into `sources`; and the URLs found
         // unchanged at their turn, when nothing loaded before them touched what they depend on.
         var loaded: [Int] = []
@@ -174,7 +181,7 @@ public struct Importer {
             // The checks and the merge sort and hash whole files: give them room for a big one in
             // memory instead of spilling to temporary files (the server default is 4 MB).
             try connection.execute("set local work_mem = '128MB'")
-            var budget = options.maxErrors ?? Int.max
+            var budget = (options.maxErrors ?? Int.max) - problemsBefore.count { $0.severity == .error }
             for (index, source) in sources.enumerated() {
                 if !scope.ids.isEmpty { try scope.record(index) }
                 if try fetch.isUnchanged(fetched.candidates[index]) {
@@ -188,8 +195,10 @@ public struct Importer {
                 // Resolved here too, so the owner may be a ministry an earlier source adds.
                 let sourceOwner = try source.eventOwner.map { try CalendarOwner.resolve($0, connection: connection) } ?? owner
                 let loader = KindLoader(spec: .of(source.kind), connection: connection, options: options.for(source),
-                                        sync: sync, eventOwner: sourceOwner, errorBudget: budget, progress: progress)
+                                        sync: sync, eventOwner: sourceOwner, errorBudget: budget, refused: refused,
+                                        progress: progress)
                 let result = try loader.load(path: source.readPath, displayName: source.displayName)
+                for (key, note) in result.refusedKeys { refused.add(table: KindSpec.of(source.kind).table, key: key, note: note) }
                 budget -= result.diagnostics.count { $0.severity == .error }
                 results.append(result)
                 loaded.append(index)
@@ -208,7 +217,7 @@ public struct Importer {
                 results[0].fatal = true
             }
             if !results.contains(where: \.fatal) { report.effects = try LoadEffects.read(on: connection) }
-            report.outcome = Self.outcome(of: results, onError: options.onError)
+            report.outcome = Self.outcome(of: results, before: problemsBefore, onError: options.onError)
             if let finishing, results.count + unchangedAtTurn.count == sources.count, !results.contains(where: \.fatal) {
                 try finishing(Dictionary(zip(loadedSources.map(\.kind), results.map(\.rejectedLines))) { $0.union($1) })
             }
@@ -266,9 +275,10 @@ public struct Importer {
         return options.columnMap.sorted { $0.key < $1.key }.first { !used.contains($0.key) }.map { ($0.value, $0.key) }
     }
 
-    static func outcome(of results: [KindLoadResult], onError: ImportOptions.OnError) -> ImportReport.Outcome {
+    static func outcome(of results: [KindLoadResult], before: [Diagnostic] = [],
+                        onError: ImportOptions.OnError) -> ImportReport.Outcome {
         if results.contains(where: \.fatal) { return .unreadable }
-        let errors = results.contains { $0.diagnostics.contains { $0.severity == .error } }
+        let errors = (results.map(\.diagnostics) + [before]).contains { $0.contains { $0.severity == .error } }
         if errors { return onError == .skip ? .partiallyLoaded : .rejected }
         return results.contains { $0.counts.refusal != nil } ? .refused : .loaded
     }

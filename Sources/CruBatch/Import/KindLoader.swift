@@ -20,6 +20,8 @@ struct KindLoadResult {
     var sha256: String?
     /// The columns an `--map` title fed in this file.
     var mappedColumns: Set<String> = []
+    /// The keys of the rejected rows, each with its first error, for the rows after it that name them.
+    var refusedKeys: [(key: String, note: Diagnostic.Note)] = []
 }
 
 /// Loads one file into its kind's table inside an open transaction: streams the validated rows
@@ -35,6 +37,8 @@ struct KindLoader {
     /// Whose events an iCalendar file holds (`--campus`, `--ministry`).
     var eventOwner: CalendarOwner?
     var errorBudget: Int
+    /// The rows of the load refused before this file: rows naming one are told so.
+    var refused = RefusedRows()
     var progress: ((ImportProgress) -> Void)?
 
     func load(path: String, displayName: String) throws -> KindLoadResult {
@@ -84,13 +88,14 @@ struct KindLoader {
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank,
-                                    onDuplicate: options.onDuplicate)
+                                    onDuplicate: options.onDuplicate, refused: refused)
         for diagnostic in try checks.run(rejectedLines: result.rejectedLines) {
             result.diagnostics.append(diagnostic)
             if diagnostic.severity == .error { result.rejectedLines.insert(diagnostic.line) }
         }
         result.counts.rejected = result.rejectedLines.count
         if !result.rejectedLines.isEmpty {
+            result.refusedKeys = try refusedKeys(result, file: table.displayName)
             try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
         if let walkIns = spec.walkIns {
@@ -120,6 +125,23 @@ struct KindLoader {
         }
         result.counts.changes = try preview?.changes()
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
+    }
+
+    /// The staged keys of the rejected rows of a kind keyed by one column, each with the row's first
+    /// error as the note a later row naming it gets.
+    private func refusedKeys(_ result: KindLoadResult, file: String) throws -> [(key: String, note: Diagnostic.Note)] {
+        guard spec.keys.count == 1 else { return [] }
+        var firstError: [Int: Diagnostic] = [:]
+        for diagnostic in result.diagnostics where diagnostic.severity == .error && firstError[diagnostic.line] == nil {
+            firstError[diagnostic.line] = diagnostic
+        }
+        return try connection.query("""
+            select s.line, \(unescaped: spec.keys[0].stagedName) from stage s
+            where s.line = any(\(Array(result.rejectedLines))::int[]) and \(unescaped: spec.keys[0].stagedName) is not null
+            """).rows.compactMap { row in
+            let (line, key) = try row.decode((Int, String).self)
+            return firstError[line].map { (key, Diagnostic.Note(file: file, line: line, message: $0.message)) }
+        }
     }
 
     /// Archives the stored rows with these codes that are current (events a calendar file cancels).
