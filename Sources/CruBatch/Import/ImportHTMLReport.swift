@@ -49,7 +49,8 @@ extension HTMLReport {
             }
             if !effects.queuedMessages.isEmpty {
                 notes.append("messages \(report.wrote ? "queued" : "that would be queued"): "
-                             + effects.queuedMessages.map { "\($0.count) \($0.kind)" }.joined(separator: ", "))
+                             + effects.queuedMessages.map { "\($0.count) \($0.kind)\($0.suppressed ? " (suppressed, never sent)" : "")" }
+                                .joined(separator: ", "))
             }
         }
     }

@@ -31,9 +31,12 @@ extension ImportReport {
                     + limited(group.members.map { ["    \($0)"] })
             }
         }
-        if !effects.queuedMessages.isEmpty {
-            let counts = effects.queuedMessages.map { "\($0.count) \($0.kind)" }.joined(separator: ", ")
-            lines.append("messages: \(wrote ? "queued" : "would queue") \(counts)")
+        for suppressed in [false, true] {
+            let queued = effects.queuedMessages.filter { $0.suppressed == suppressed }
+            guard !queued.isEmpty else { continue }
+            let counts = queued.map { "\($0.count) \($0.kind)" }.joined(separator: ", ")
+            lines.append(suppressed ? "messages: \(wrote ? "recorded" : "would record") \(counts) as suppressed, never sent"
+                         : "messages: \(wrote ? "queued" : "would queue") \(counts)")
         }
         return lines
     }

@@ -13,10 +13,12 @@ public struct LoadEffects: Sendable, Equatable, Encodable {
         public let members: [String]
     }
 
-    /// How many messages of one kind (`joined`, `left`, `welcome` ...) the load queued.
+    /// How many messages of one kind (`joined`, `left`, `welcome` ...) the load queued; `suppressed`
+    /// ones (`--no-notify`, a migration) are recorded and never sent.
     public struct Queued: Sendable, Equatable, Encodable {
         public let kind: String
         public let count: Int
+        public let suppressed: Bool
     }
 
     /// The memberships the load ends, `group / First Last`.
@@ -40,11 +42,11 @@ public struct LoadEffects: Sendable, Equatable, Encodable {
         effects.archivedGroups = Dictionary(grouping: members, by: \.0).sorted { $0.key < $1.key }
             .map { ArchivedGroup(group: $0.key, members: $0.value.map(\.1)) }
         effects.queuedMessages = try connection.query("""
-            select kind, count(*)::int from notifications t
-            where t.xmin = pg_current_xact_id()::xid and t.created_at = now() group by kind order by kind
+            select kind, count(*)::int, status = 'suppressed' from notifications t
+            where t.xmin = pg_current_xact_id()::xid and t.created_at = now() group by 1, 3 order by 3, 1
             """).rows.map { row in
-            let (kind, count) = try row.decode((String, Int).self)
-            return Queued(kind: kind, count: count)
+            let (kind, count, suppressed) = try row.decode((String, Int, Bool).self)
+            return Queued(kind: kind, count: count, suppressed: suppressed)
         }
         return effects
     }
