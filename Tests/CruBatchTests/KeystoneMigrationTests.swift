@@ -69,8 +69,9 @@ struct KeystoneMigrationTests {
                     select count(*) from (select database_to_xml(true, false, '')::text as x) d where strpos(x, \(text)) > 0
                     """) == found, "\(text)")
             }
-            // Every document of a kind is mapped (memberships are no document's own).
-            #expect(try database.count("select count(*) from legacy_ids") == 37)
+            // Every document of a kind is mapped (memberships are no document's own), and each group's slug.
+            #expect(try database.count("select count(*) from legacy_ids where collection not like '%.slug'") == 37)
+            #expect(try database.count("select count(*) from legacy_ids where collection = 'communitygroups.slug'") == 4)
             let exported = try exports(database)
             if let first {
                 for (name, text) in first { #expect(exported[name] == text, "\(folder): export \(name) differs") }
@@ -79,8 +80,9 @@ struct KeystoneMigrationTests {
             }
         }
         let groups = try #require(first?["groups"])
-        #expect(groups.contains("freshmen-men,cru-cal-poly,Freshmen Men,Monday,19:30,,freshmen,men,,ktanaka@calpoly.edu,"), "\(groups)")
-        #expect(groups.contains("mixed-bible-study,epic-movement,Mixed Bible Study,Thursday,06:00,,mixed,mixed,"), "\(groups)")
+        // A group's code is its ministry, name and day: its Keystone slug is made of its leaders' ids.
+        #expect(groups.contains("cru-cal-poly-freshmen-men-mon,cru-cal-poly,Freshmen Men,Monday,19:30,,freshmen,men,,ktanaka@calpoly.edu,"), "\(groups)")
+        #expect(groups.contains("epic-movement-mixed-bible-study-thu,epic-movement,Mixed Bible Study,Thursday,06:00,,mixed,mixed,"), "\(groups)")
         let leaders = try #require(first?["leaders"])
         #expect(leaders.contains("rrogers@calpoly.edu,Rachel,Rogers,+18055550102,female,cal-poly,student"), "\(leaders)")
         #expect(leaders.contains("andrea.ortiz@cru.org,Andrea,Ortiz,+18055550103,female,cal-poly,staff"), "\(leaders)")
@@ -145,8 +147,8 @@ struct KeystoneMigrationTests {
         let groups = try counts(again)["groups"]
         #expect(groups?["updated"] as? Int == 1 && groups?["inserted"] as? Int == 1, "\(String(describing: groups))")
         let exported = try database.run(["export", "groups"]).stdout
-        #expect(exported.contains("\nfreshmen-men,cru-cal-poly,First-Year Men,Monday,"), "\(exported)")
-        #expect(exported.contains("\nfreshmen-women-2,cru-cal-poly,Freshmen Women,Friday,"), "\(exported)")
+        #expect(exported.contains("\ncru-cal-poly-freshmen-men-mon,cru-cal-poly,First-Year Men,Monday,"), "\(exported)")
+        #expect(exported.contains("\ncru-cal-poly-freshmen-women-fri,cru-cal-poly,Freshmen Women,Friday,"), "\(exported)")
         #expect(try database.count("select count(*) from legacy_ids where collection = 'communitygroups'") == 5)
     }
 
@@ -176,13 +178,13 @@ struct KeystoneMigrationTests {
         #expect(skipped.status == 1)
         // The rejected rows in the kinds' own CSV format, to fix and import as files.
         let rejectedGroups = try String(contentsOfFile: rejects + "/groups.csv", encoding: .utf8)
-        #expect(rejectedGroups.contains("\nlost-group,5a1f0000deadbeef00000000,Lost Group,Monday,7:00pm,"), "\(rejectedGroups)")
+        #expect(rejectedGroups.contains("\nlost-group-mon,5a1f0000deadbeef00000000,Lost Group,Monday,7:00pm,"), "\(rejectedGroups)")
         #expect(try FileManager.default.attributesOfItem(atPath: rejects + "/students.csv")[.posixPermissions] as? Int == 0o600)
         let files = try counts(skipped)
         #expect(files["students"]?["rejected"] as? Int == 2 && files["groups"]?["rejected"] as? Int == 2, "\(files)")
         #expect(files["groups"]?["inserted"] as? Int == 4)
         #expect(files["ride-requests"]?["rejected"] as? Int == 1 && files["ride-requests"]?["inserted"] as? Int == 4, "\(files)")
-        #expect(try database.count("select count(*) from legacy_ids") == 37)
+        #expect(try database.count("select count(*) from legacy_ids where collection not like '%.slug'") == 37)
         #expect(try database.count("""
             select count(*) from legacy_ids where object_id = any(\([Self.userWithoutEmail, Self.userWithShortPhone,
                                                                      Self.groupOfNoMinistry, Self.groupOnFunday,

@@ -63,6 +63,8 @@ public struct ImportReport: Sendable, CommandReport {
     public var diffLimit: Int? = 20
     /// The URLs skipped because their content is what their last import loaded.
     public var unchanged: [UnchangedSource] = []
+    /// A migration's account of every document of the dump.
+    public var reconciliation: KeystoneReconciliation?
 
     public var errorCount: Int { diagnostics.count { $0.severity == .error } }
     public var warningCount: Int { diagnostics.count - errorCount }
@@ -145,13 +147,13 @@ public struct ImportReport: Sendable, CommandReport {
     /// What `--sync` archived (or would), one line per row, the people added, then the summary table.
     public var text: String {
         let loaded = files.isEmpty && !unchanged.isEmpty ? [] : [summaryTable]
-        return (unchanged.map(\.sentence) + changeLines + archiveLines + addedPeopleLines + effectLines + loaded)
-            .joined(separator: "\n")
+        return (unchanged.map(\.sentence) + changeLines + archiveLines + addedPeopleLines + effectLines + loaded
+                + [reconciliation?.text].compactMap { $0 }).joined(separator: "\n")
     }
 
     private enum Keys: String, CodingKey {
         case files, diagnostics, dryRun, validateOnly, outcome, stoppedEarly, wrote, errors, warnings, exitStatus, rejects, effects
-        case unchanged
+        case unchanged, reconciliation
     }
 
     /// Counts of a run that wrote nothing (dry, validate-only, rejected, refused) say `would_insert`,
@@ -171,6 +173,7 @@ public struct ImportReport: Sendable, CommandReport {
         try container.encodeIfPresent(rejects, forKey: .rejects)
         try container.encodeIfPresent(effects, forKey: .effects)
         try container.encode(unchanged, forKey: .unchanged)
+        try container.encodeIfPresent(reconciliation, forKey: .reconciliation)
     }
 
     private struct FileDocument: Encodable {

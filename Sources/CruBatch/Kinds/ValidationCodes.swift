@@ -37,6 +37,10 @@ extension DiagnosticCode {
     /// reject` an error.
     public static let possibleDuplicate = DiagnosticCode("possible-duplicate", severity: .warning)
 
+    /// A document of the old app's dump that a migration cannot make a row of without a guess (two
+    /// campuses for one ministry, a phone two users share ...): reported at its field, with why.
+    public static let refusedDocument = DiagnosticCode("refused-document")
+
     /// Every code `validate KIND FILE` can report, each documented in the README with a fixture
     /// (`skipped-file`, about the files of an `import --dir` folder, is documented beside them).
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
