@@ -214,7 +214,11 @@ public final class PostgresConnection {
     }
 
     /// Runs a script of several statements separated by semicolons, without parameters: migrations
-    /// and test fixtures. Its text goes to the server as it is, so it must be crubatch's own SQL.
+    /// and test fixtures.
+    ///
+    /// - Warning: its text goes to the server as it is, with no binds: it must be crubatch's own
+    ///   SQL, never text that holds a value from a file, a user or the database. Every other
+    ///   statement goes through `PostgresQuery`.
     public func script(_ sql: String) throws(PostgresError) {
         _ = try consume(PQexec(handle, sql), sql: sql)
     }
@@ -248,12 +252,16 @@ public final class PostgresConnection {
 
     // MARK: COPY
 
-    /// Sends a COPY statement and checks that the server switched to the expected COPY mode.
-    private func startCopy(_ sql: String, expecting mode: ExecStatusType, _ name: String) throws {
+    /// Sends a COPY statement and checks that the server switched to the expected COPY mode. COPY
+    /// takes no parameters: the statement's binds are inlined as quoted literals (PQescapeLiteral,
+    /// on the client), in the one scan of `replacingPlaceholders`.
+    private func startCopy(_ statement: PostgresQuery, expecting mode: ExecStatusType, _ name: String) throws {
+        let sql = statement.binds.isEmpty ? statement.sql
+            : statement.replacingPlaceholders { $0 <= statement.binds.count ? quoteLiteral(statement.binds[$0 - 1]) : "$\($0)" }
         let start = PQexec(handle, sql)
         guard PQresultStatus(start) == mode else {
-            _ = try consume(start, sql: sql)
-            throw PostgresError(kind: .copy, message: "\(sql) did not start a \(name)")
+            _ = try consume(start, sql: statement.sql)
+            throw PostgresError(kind: .copy, message: "\(statement.sql) did not start a \(name)")
         }
         PQclear(start)
     }
@@ -271,8 +279,8 @@ public final class PostgresConnection {
     /// Streams rows into `COPY ... FROM STDIN`: `body` calls the sender with chunks of data in the
     /// COPY's format. Returns the number of rows copied.
     @discardableResult
-    public func copyIn(_ sql: String, _ body: (CopyInSender) throws -> Void) throws -> Int {
-        try startCopy(sql, expecting: PGRES_COPY_IN, "COPY FROM STDIN")
+    public func copyIn(_ statement: PostgresQuery, _ body: (CopyInSender) throws -> Void) throws -> Int {
+        try startCopy(statement, expecting: PGRES_COPY_IN, "COPY FROM STDIN")
         let sender = CopyInSender(handle: handle)
         do {
             try body(sender)
@@ -290,13 +298,9 @@ public final class PostgresConnection {
     /// COPY takes no parameters, so the query's binds are inlined as quoted literals
     /// (PQescapeLiteral, on the client). Returns rows copied.
     @discardableResult
-    public func copyOut(_ query: PostgresQuery, options: String,
+    public func copyOut(_ query: PostgresQuery, options: SQLFragment,
                         _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        var inlined = query.sql
-        for (index, value) in query.binds.enumerated().reversed() {
-            inlined = inlined.replacingOccurrences(of: "$\(index + 1)", with: quoteLiteral(value))
-        }
-        try startCopy("copy (\(inlined)) to stdout (\(options))", expecting: PGRES_COPY_OUT, "COPY TO STDOUT")
+        try startCopy("copy (\(query)) to stdout (\(unescaped: options))", expecting: PGRES_COPY_OUT, "COPY TO STDOUT")
         var buffer: UnsafeMutablePointer<CChar>?
         var bodyError: Error?
         while true {

@@ -31,6 +31,20 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
     /// The SQL text (binds are not shown: they may hold personal data).
     public var description: String { sql }
 
+    /// The SQL text with each `$n` replaced by `replacement(n)`, in one scan from left to right, so
+    /// that what one replacement writes (a bind holding `$1`) is never read as a placeholder.
+    func replacingPlaceholders(_ replacement: (Int) -> String) -> String {
+        var result = ""
+        var text = Substring(sql)
+        while let dollar = text.firstIndex(of: "$") {
+            result += text[..<dollar]
+            let digits = text[text.index(after: dollar)...].prefix { $0.isASCII && $0.isNumber }
+            result += Int(digits).map(replacement) ?? "$"
+            text = text[text.index(dollar, offsetBy: 1 + digits.count)...]
+        }
+        return result + text
+    }
+
     public struct StringInterpolation: StringInterpolationProtocol {
         var sql = ""
         var binds: [String?] = []
@@ -60,18 +74,7 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
         public mutating func appendInterpolation(_ fragment: PostgresQuery) {
             let offset = binds.count
             binds += fragment.binds
-            var text = Substring(fragment.sql)
-            while let dollar = text.firstIndex(of: "$") {
-                sql += text[..<dollar]
-                let digits = text[text.index(after: dollar)...].prefix { $0.isASCII && $0.isNumber }
-                if let number = Int(digits) {
-                    sql += "$\(number + offset)"
-                } else {
-                    sql += "$"
-                }
-                text = text[text.index(dollar, offsetBy: 1 + digits.count)...]
-            }
-            sql += text
+            sql += fragment.replacingPlaceholders { "$\($0 + offset)" }
         }
 
         /// A fragment of crubatch's own SQL (literal text, quoted names), spliced in as text.

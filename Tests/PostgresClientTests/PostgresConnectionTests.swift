@@ -233,7 +233,7 @@ struct PostgresConnectionTests {
         let db = try TestDatabase.connect()
         let table = uniqueName("copy_in")
         try db.execute("create temp table \(identifier: table) (id int primary key, name text, note text)")
-        let count = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+        let count = try db.copyIn("COPY \(identifier: table) FROM STDIN (FORMAT csv)") { sender in
             var chunk: [UInt8] = []
             for id in 1...10_000 {
                 chunk += Array("\(id),\"Name, \"\"\(id)\"\"\",Zoë \(id)\n".utf8)
@@ -254,13 +254,13 @@ struct PostgresConnectionTests {
         let table = uniqueName("copy_abort")
         try db.execute("create temp table \(identifier: table) (id int, name text)")
         #expect(throws: Planned.self) {
-            try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+            try db.copyIn("COPY \(identifier: table) FROM STDIN (FORMAT csv)") { sender in
                 try sender.send(Array("1,Ann\n2,Bob\n".utf8))
                 throw Planned()
             }
         }
         #expect(try db.query("select count(*) from \(identifier: table)").text == "0")
-        let again = try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+        let again = try db.copyIn("COPY \(identifier: table) FROM STDIN (FORMAT csv)") { sender in
             try sender.send(Array("3,Cy\n".utf8))
         }
         #expect(again == 1)
@@ -273,7 +273,7 @@ struct PostgresConnectionTests {
         let table = uniqueName("copy_bad")
         try db.execute("create temp table \(identifier: table) (id int, name text)")
         let error = try postgresError {
-            try db.copyIn("COPY \(table) FROM STDIN (FORMAT csv)") { sender in
+            try db.copyIn("COPY \(identifier: table) FROM STDIN (FORMAT csv)") { sender in
                 try sender.send(Array("1,Ann\nseven,Bob\n".utf8))
             }
         }
@@ -294,7 +294,7 @@ struct PostgresConnectionTests {
         try db.query("insert into \(identifier: table) select generate_series(1, 100)")
 
         let attempts: [(String, () throws -> Void)] = [
-            ("copyIn of TO STDOUT", { try db.copyIn("COPY \(table) TO STDOUT") { _ in } }),
+            ("copyIn of TO STDOUT", { try db.copyIn("COPY \(identifier: table) TO STDOUT") { _ in } }),
             ("query of TO STDOUT", { try db.query("COPY \(identifier: table) TO STDOUT") }),
             ("execute of FROM STDIN", { try db.execute("COPY \(identifier: table) FROM STDIN") }),
         ]
@@ -348,6 +348,16 @@ struct PostgresConnectionTests {
         #expect(error.primaryLost, "a writer reconnects on such an error")
         let after = try postgresError { try db.query("select 1") }
         #expect(after.kind == .connection)
+    }
+
+    @Test("copyOut inlines its binds in one scan: a bind holding $1, quotes or a backslash stays that value")
+    func copyOutBindsAreValues() throws {
+        let db = try TestDatabase.connect()
+        let values = ["calpoly", "fall$1", "O'Brien \\ \"x\" $2$3"]
+        var output: [UInt8] = []
+        try db.copyOut("select \(values[0])::text, \(values[1])::text, \(values[2])::text, length(\(values[1])::text)",
+                       options: "format csv") { output += $0 }
+        #expect(String(decoding: output, as: UTF8.self) == "calpoly,fall$1,\"O'Brien \\ \"\"x\"\" $2$3\",6\n")
     }
 
     @Test("copyOut streams every row back")

@@ -14,7 +14,7 @@ struct StagingEncoder {
         return "create temp table stage (line integer not null, \(unescaped: SQLFragment(joining: columns, separator: ", "))) on commit drop"
     }
 
-    var copySQL: String { "copy stage from stdin (format csv)" }
+    var copySQL: PostgresQuery { "copy stage from stdin (format csv)" }
 
     func append(line: Int, values: [String?], to output: inout [UInt8]) {
         output.append(contentsOf: String(line).utf8)
