@@ -1,3 +1,4 @@
+@testable import CruBatch
 import CruBatchTestSupport
 import Foundation
 import PostgresClient
@@ -16,6 +17,24 @@ struct OutboxReferencesTests {
         insert into notifications (kind, recipient_id, dedupe_key)
         select \(kind), id, \(key) from people where email = \(email)
         """
+    }
+
+    @Test("the schema has the triggers of every reference OutboxReferences lists, and check_references checks each")
+    func referencesAsListed() throws {
+        let database = try LoadedDatabase.get()
+        for reference in OutboxReferences.all {
+            let triggers = try database.connect().query("""
+                select string_agg(t.tgname, ',' order by t.tgname) from pg_trigger t join pg_class c on c.oid = t.tgrelid
+                where c.relname = \(reference.table) and t.tgname like \("notifications_" + reference.column + "_on_%")
+                """).text
+            #expect(triggers == "notifications_\(reference.column)_on_delete,notifications_\(reference.column)_on_key_update",
+                    "\(reference.table).\(reference.key): \(triggers ?? "none")")
+            #expect(try database.count("""
+                select count(*) from pg_trigger t join pg_class c on c.oid = t.tgrelid
+                where c.relname = 'notifications' and t.tgfoid = 'check_references'::regproc
+                and strpos(encode(t.tgargs, 'escape'), \([reference.column, reference.table, reference.key].map { $0 + "\\000" }.joined())) > 0
+                """) > 0, "check_references does not check \(reference.column)")
+        }
     }
 
     private func messages(to email: String, in database: TestDatabase) throws -> Int {

@@ -19,7 +19,7 @@ extension Migration {
     /// dry run): a first try at the message check as one such join, planned on that, compared every
     /// message with every membership (17 s instead of 1 for that `place`). The capacity check counts
     /// each group's members from the (group, person) index, as the check per row did.
-    static let membershipChecksPerStatement = Migration(version: 23, name: "membership checks per statement", sql: """
+    static let membershipChecksPerStatement = Migration(version: 23, name: "membership checks per statement", sql: #"""
     drop trigger memberships_enforce_capacity on memberships;
     drop function enforce_group_capacity();
 
@@ -60,46 +60,10 @@ extension Migration {
     create trigger memberships_enforce_capacity_on_update after update on memberships
         referencing old table as old_rows new table as new_rows for each statement execute function enforce_group_capacity();
 
-    \(queueJoinNotificationsFunction(queueing: """
-        \(joinMessagesQueued(indent: "    "))
-            on conflict (dedupe_key) do nothing;
-        """))
-
-    -- The join messages the trigger above queues (inside a trigger: depth 1) are checked there; any
-    -- other membership message, and a join message a writer inserts itself (an undo restoring one),
-    -- is still checked row by row.
-    drop trigger notifications_skip_inactive_membership on notifications;
-    create trigger notifications_skip_inactive_membership before insert on notifications
-        for each row when (new.membership_id is not null
-                           and (new.kind not in ('joined', 'welcome') or pg_trigger_depth() = 0))
-        execute function skip_notification_of_inactive_membership();
-    """)
-
-    /// `queue_join_notifications()`: runs `queueing`, the statement that queues the join messages of
-    /// the statement's memberships (its lines after the first indented for the function's body),
-    /// and wakes `notify --watch` when it queued any that are pending.
-    static func queueJoinNotificationsFunction(queueing: String) -> String {
-        """
-        create or replace function queue_join_notifications() returns trigger language plpgsql as $$
-        declare
-            queued integer;
-        begin
-            \(queueing)
-            get diagnostics queued = row_count;
-            if queued > 0 and notification_initial_status() = 'pending' then
-                perform pg_notify('crubatch_notifications', 'memberships');
-            end if;
-            return null;
-        end $$;
-        """
-    }
-
-    /// The insert of the join messages of the statement's memberships (`new_rows`): `joined` to
-    /// each leader of the group and, when the writer asked for it, `welcome` to the member, in
-    /// membership order; none for a membership that has ended or whose group is archived. Its lines
-    /// after the first are indented by `indent` more than the function's body.
-    static func joinMessagesQueued(indent: String) -> String {
-        """
+    create or replace function queue_join_notifications() returns trigger language plpgsql as $$
+    declare
+        queued integer;
+    begin
         with joining as (
             select m.id, m.group_id, m.person_id from new_rows m
             where m.status <> 'left' and m.group_id not in (select id from community_groups where archived_at is not null))
@@ -113,6 +77,21 @@ extension Migration {
               from joining m
               where current_setting('crubatch.welcome', true) = 'on') q
         order by q.membership_id, q.turn, q.recipient_id
-        """.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
-    }
+        on conflict (dedupe_key) do nothing;
+        get diagnostics queued = row_count;
+        if queued > 0 and notification_initial_status() = 'pending' then
+            perform pg_notify('crubatch_notifications', 'memberships');
+        end if;
+        return null;
+    end $$;
+
+    -- The join messages the trigger above queues (inside a trigger: depth 1) are checked there; any
+    -- other membership message, and a join message a writer inserts itself (an undo restoring one),
+    -- is still checked row by row.
+    drop trigger notifications_skip_inactive_membership on notifications;
+    create trigger notifications_skip_inactive_membership before insert on notifications
+        for each row when (new.membership_id is not null
+                           and (new.kind not in ('joined', 'welcome') or pg_trigger_depth() = 0))
+        execute function skip_notification_of_inactive_membership();
+    """#)
 }

@@ -27,8 +27,46 @@ extension Migration {
     /// Under READ COMMITTED the two take turns as declared keys do. A delete waits for the writer
     /// that locked the row, then its statement sees that writer's messages and deletes them too.
     /// An insert that meets a delete it waited for fails with 23503.
-    static let outboxReferencesPerStatement = Migration(version: 26, name: "outbox references per statement", sql: """
-    \(checkReferencesFunction(lockingStatementRows: statementReferencesLockedOnce))
+    static let outboxReferencesPerStatement = Migration(version: 26, name: "outbox references per statement", sql: #"""
+    create function check_references() returns trigger language plpgsql set enable_seqscan = off as $$
+    declare
+        i integer := 0;
+        wanted bigint;
+        held bigint;
+        missing text;
+    begin
+        while i < tg_nargs loop
+            if tg_level = 'STATEMENT' then
+                loop
+                    execute format($check$
+                        select count(*), (select count(distinct %1$I) from new_rows)
+                        from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
+                        cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
+                        $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
+                    exit when held = wanted;
+                    execute format($check$
+                        select min(n.%1$I::text) from new_rows n
+                        where n.%1$I is not null and not exists (select from %2$I p where p.%3$I = n.%1$I)
+                        $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into missing;
+                    -- None missing now: a row came back between the two queries, and is locked again.
+                    exit when missing is not null;
+                end loop;
+            else
+                execute format($check$
+                    select ($1).%1$I::text where ($1).%1$I is distinct from ($2).%1$I and ($1).%1$I is not null
+                    and not exists (select from %2$I p where p.%3$I = ($1).%1$I for key share)
+                    $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) using new, old into missing;
+            end if;
+            if missing is not null then
+                raise foreign_key_violation using
+                    message = format('insert or update on table "%s" violates its reference to table "%s"',
+                                     tg_table_name, tg_argv[i + 1]),
+                    detail = format('Key (%s)=(%s) is not present in table "%s".', tg_argv[i], missing, tg_argv[i + 1]);
+            end if;
+            i := i + 3;
+        end loop;
+        return null;
+    end $$;
 
     create function apply_references() returns trigger language plpgsql set enable_seqscan = off as $$
     declare
@@ -60,100 +98,47 @@ extension Migration {
         return null;
     end $$;
 
-    alter table notifications \(outboxReferences.map { "drop constraint notifications_\($0.column)_fkey" }.joined(separator: ", "));
+    alter table notifications drop constraint notifications_kind_fkey, drop constraint notifications_membership_id_fkey, drop constraint notifications_recipient_id_fkey, drop constraint notifications_ride_pairing_id_fkey, drop constraint notifications_attendance_id_fkey, drop constraint notifications_ministry_id_fkey;
 
     create trigger notifications_check_references_on_insert after insert on notifications
-        referencing new table as new_rows for each statement execute function check_references(\(outboxReferenceArguments));
+        referencing new table as new_rows for each statement execute function check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id', 'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id', 'ministry_id', 'ministries', 'id');
     create trigger notifications_check_references_on_update after update on notifications for each row
-        when (\(outboxReferencesChanged)) execute function check_references(\(outboxReferenceArguments));
+        when (new.kind is distinct from old.kind and new.kind is not null
+            or new.membership_id is distinct from old.membership_id and new.membership_id is not null
+            or new.recipient_id is distinct from old.recipient_id and new.recipient_id is not null
+            or new.ride_pairing_id is distinct from old.ride_pairing_id and new.ride_pairing_id is not null
+            or new.attendance_id is distinct from old.attendance_id and new.attendance_id is not null
+            or new.ministry_id is distinct from old.ministry_id and new.ministry_id is not null) execute function check_references('kind', 'notification_kinds', 'kind', 'membership_id', 'memberships', 'id', 'recipient_id', 'people', 'id', 'ride_pairing_id', 'ride_pairings', 'id', 'attendance_id', 'attendance', 'id', 'ministry_id', 'ministries', 'id');
 
-    \(outboxReferenceActions)
-    """)
-
-    /// The outbox's references: its column, the table and key it names, and what a delete there does.
-    private static let outboxReferences: [(column: String, table: String, key: String, onDelete: String)] = [
-        ("kind", "notification_kinds", "kind", "no action"),
-        ("membership_id", "memberships", "id", "set null"),
-        ("recipient_id", "people", "id", "cascade"),
-        ("ride_pairing_id", "ride_pairings", "id", "set null"),
-        ("attendance_id", "attendance", "id", "set null"),
-        ("ministry_id", "ministries", "id", "cascade"),
-    ]
-
-    /// `check_references`' arguments: each reference's column, table and key.
-    private static var outboxReferenceArguments: String {
-        outboxReferences.map { "'\($0.column)', '\($0.table)', '\($0.key)'" }.joined(separator: ", ")
-    }
-
-    /// A row update's condition for checking: a reference changed to a value.
-    private static var outboxReferencesChanged: String {
-        outboxReferences.map { "new.\($0.column) is distinct from old.\($0.column) and new.\($0.column) is not null" }
-            .joined(separator: "\n        or ")
-    }
-
-    /// On each table the outbox names, the triggers that do what a delete or a changed key asks.
-    private static var outboxReferenceActions: String {
-        outboxReferences.map { reference in
-            let arguments = "'notifications', '\(reference.column)', '\(reference.key)', '\(reference.onDelete)'"
-            return """
-                create trigger notifications_\(reference.column)_on_delete after delete on \(reference.table)
-                    referencing old table as old_rows for each statement execute function apply_references(\(arguments));
-                create trigger notifications_\(reference.column)_on_key_update after update of \(reference.key) on \(reference.table)
-                    for each row when (new.\(reference.key) is distinct from old.\(reference.key))
-                    execute function apply_references(\(arguments));
-                """
-        }.joined(separator: "\n    ")
-    }
-
-    /// `check_references()` (`create or replace` with `replacing`), whose check of a statement's rows
-    /// runs `lockingStatementRows`: a query that locks, per reference, the rows the statement's values
-    /// name, into `held` (how many) and `wanted` (how many distinct values).
-    static func checkReferencesFunction(replacing: Bool = false, lockingStatementRows: String) -> String {
-        """
-        create \(replacing ? "or replace " : "")function check_references() returns trigger language plpgsql set enable_seqscan = off as $$
-        declare
-            i integer := 0;
-            wanted bigint;
-            held bigint;
-            missing text;
-        begin
-            while i < tg_nargs loop
-                if tg_level = 'STATEMENT' then
-                    loop
-        \(lockingStatementRows)
-                        exit when held = wanted;
-                        execute format($check$
-                            select min(n.%1$I::text) from new_rows n
-                            where n.%1$I is not null and not exists (select from %2$I p where p.%3$I = n.%1$I)
-                            $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into missing;
-                        -- None missing now: a row came back between the two queries, and is locked again.
-                        exit when missing is not null;
-                    end loop;
-                else
-                    execute format($check$
-                        select ($1).%1$I::text where ($1).%1$I is distinct from ($2).%1$I and ($1).%1$I is not null
-                        and not exists (select from %2$I p where p.%3$I = ($1).%1$I for key share)
-                        $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) using new, old into missing;
-                end if;
-                if missing is not null then
-                    raise foreign_key_violation using
-                        message = format('insert or update on table "%s" violates its reference to table "%s"',
-                                         tg_table_name, tg_argv[i + 1]),
-                        detail = format('Key (%s)=(%s) is not present in table "%s".', tg_argv[i], missing, tg_argv[i + 1]);
-                end if;
-                i := i + 3;
-            end loop;
-            return null;
-        end $$;
-        """
-    }
-
-    /// The rows named locked in one pass, their distinct values counted in another.
-    private static let statementReferencesLockedOnce = """
-                        execute format($check$
-                            select count(*), (select count(distinct %1$I) from new_rows)
-                            from (select distinct %1$I as key from new_rows where %1$I is not null order by 1) w
-                            cross join lateral (select from %2$I p where p.%3$I = w.key for key share) locked
-                            $check$, tg_argv[i], tg_argv[i + 1], tg_argv[i + 2]) into held, wanted;
-        """
+    create trigger notifications_kind_on_delete after delete on notification_kinds
+        referencing old table as old_rows for each statement execute function apply_references('notifications', 'kind', 'kind', 'no action');
+    create trigger notifications_kind_on_key_update after update of kind on notification_kinds
+        for each row when (new.kind is distinct from old.kind)
+        execute function apply_references('notifications', 'kind', 'kind', 'no action');
+        create trigger notifications_membership_id_on_delete after delete on memberships
+        referencing old table as old_rows for each statement execute function apply_references('notifications', 'membership_id', 'id', 'set null');
+    create trigger notifications_membership_id_on_key_update after update of id on memberships
+        for each row when (new.id is distinct from old.id)
+        execute function apply_references('notifications', 'membership_id', 'id', 'set null');
+        create trigger notifications_recipient_id_on_delete after delete on people
+        referencing old table as old_rows for each statement execute function apply_references('notifications', 'recipient_id', 'id', 'cascade');
+    create trigger notifications_recipient_id_on_key_update after update of id on people
+        for each row when (new.id is distinct from old.id)
+        execute function apply_references('notifications', 'recipient_id', 'id', 'cascade');
+        create trigger notifications_ride_pairing_id_on_delete after delete on ride_pairings
+        referencing old table as old_rows for each statement execute function apply_references('notifications', 'ride_pairing_id', 'id', 'set null');
+    create trigger notifications_ride_pairing_id_on_key_update after update of id on ride_pairings
+        for each row when (new.id is distinct from old.id)
+        execute function apply_references('notifications', 'ride_pairing_id', 'id', 'set null');
+        create trigger notifications_attendance_id_on_delete after delete on attendance
+        referencing old table as old_rows for each statement execute function apply_references('notifications', 'attendance_id', 'id', 'set null');
+    create trigger notifications_attendance_id_on_key_update after update of id on attendance
+        for each row when (new.id is distinct from old.id)
+        execute function apply_references('notifications', 'attendance_id', 'id', 'set null');
+        create trigger notifications_ministry_id_on_delete after delete on ministries
+        referencing old table as old_rows for each statement execute function apply_references('notifications', 'ministry_id', 'id', 'cascade');
+    create trigger notifications_ministry_id_on_key_update after update of id on ministries
+        for each row when (new.id is distinct from old.id)
+        execute function apply_references('notifications', 'ministry_id', 'id', 'cascade');
+    """#)
 }
