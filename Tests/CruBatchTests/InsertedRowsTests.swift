@@ -33,7 +33,7 @@ struct InsertedRowsTests {
                 """)
             try connection.query("update campuses set name = 'Renamed' where code = \(codes[0])")
         } then: { ids in
-            try run.log.finish(ids[0], status: "succeeded")
+            try run.log.finish(ids[0], status: .succeeded)
         }.ids[0]
     }
 

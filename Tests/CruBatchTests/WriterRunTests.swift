@@ -60,7 +60,7 @@ struct WriterRunTests {
             let run = WriterRun(connection: connection, kind: kind, file: "-",
                                 locks: .imports([.campuses], wait: false))
             let id = try run.perform { _ in try addCampus(code, on: connection) } then: { ids in
-                try run.log.finish(ids[0], status: "succeeded")
+                try run.log.finish(ids[0], status: .succeeded)
             }.ids[0]
             #expect(try changes(of: id) == filed, "\(kind)")
         }

@@ -31,7 +31,7 @@ struct DatabaseChecks {
         for (column, reference) in spec.references where reference.nameColumn != nil && isPresent(column.name) {
             let names = try resolveNames(column, reference, ambiguous: &ambiguous)
             found += names.diagnostics
-            if names.allResolved && reference.condition == "true" { allResolved.insert(column.name) }
+            if names.allResolved && reference.condition == nil { allResolved.insert(column.name) }
         }
         if let walkIns = spec.walkIns { found += try identifyWalkIns(walkIns) }
         try followAliases()
@@ -221,7 +221,7 @@ struct DatabaseChecks {
             select s.line, \(unescaped: value) from \(unescaped: source)
             where \(unescaped: value) is not null \(walkIn)
             and not exists (select 1 from \(identifier: reference.table) r
-                            where \(unescaped: reference.key(over: "r")) = \(unescaped: value) and \(unescaped: reference.condition))
+                            where \(unescaped: reference.key(over: "r")) = \(unescaped: value) \(unescaped: reference.andCondition))
             order by s.line
             """).rows
         guard !rows.isEmpty else { return [] }
@@ -231,7 +231,7 @@ struct DatabaseChecks {
         let names: SQLFragment = reference.nameColumn.map { ", r.\(identifier: $0)" } ?? ""
         let candidates = personal ? [] : try connection.query("""
             select \(unescaped: reference.key(over: "r"))\(unescaped: names) from \(identifier: reference.table) r
-            where \(unescaped: reference.condition) limit 5000
+            \(unescaped: reference.whereCondition) limit 5000
             """).rows.flatMap { row in try row.values.indices.map { try row.decode(String.self, $0) } }
         return try rows.compactMap { row -> Diagnostic? in
             let line = try row.decode(Int.self, 0), key = try row.decode(String.self, 1)
@@ -259,7 +259,7 @@ struct DatabaseChecks {
             select s.line, \(unescaped: value) from \(unescaped: source)
             where lower(\(unescaped: value)) = any(\(keys)::text[])
             and not exists (select 1 from \(identifier: reference.table) r
-                            where \(unescaped: reference.key(over: "r")) = \(unescaped: value) and \(unescaped: reference.condition))
+                            where \(unescaped: reference.key(over: "r")) = \(unescaped: value) \(unescaped: reference.andCondition))
             order by s.line
             """).rows
         var diagnostics: [Diagnostic] = []

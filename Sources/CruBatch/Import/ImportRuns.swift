@@ -31,7 +31,7 @@ public struct ImportRuns: CommandReport {
         try Migrator(connection: connection).requireCurrent()
         let rows = try connection.query("""
             select id, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS'), kind, file_name,
-                   case when status = 'running' and not exists (
+                   case when status = \(RunStatus.running) and not exists (
                        select 1 from pg_locks l join pg_database d on d.oid = l.database
                        where d.datname = current_database() and l.locktype = 'advisory' and l.objsubid = 2
                        and l.classid = \(RunLog.lockSpace) and l.objid = r.id)

@@ -251,7 +251,7 @@ public struct Importer {
                            sha256: result.sha256, wrote: report.wrote)
         }
         for id in unreached {
-            try log.finish(id, status: "failed", error: "not loaded: an earlier file failed")
+            try log.finish(id, status: .failed, error: "not loaded: an earlier file failed")
         }
         // A page cannot show every bad row of a large file: the rest go to a rejects file beside it.
         let overflow = options.reportPath.flatMap { page in
@@ -283,11 +283,11 @@ public struct Importer {
         return results.contains { $0.counts.refusal != nil } ? .refused : .loaded
     }
 
-    private static func runStatus(_ outcome: ImportReport.Outcome) -> String {
+    private static func runStatus(_ outcome: ImportReport.Outcome) -> RunStatus {
         switch outcome {
-        case .loaded, .partiallyLoaded: "succeeded"
-        case .rejected, .refused: "rejected"
-        case .unreadable: "failed"
+        case .loaded, .partiallyLoaded: .succeeded
+        case .rejected, .refused: .rejected
+        case .unreadable: .failed
         }
     }
 

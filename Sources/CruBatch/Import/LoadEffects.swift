@@ -42,7 +42,7 @@ public struct LoadEffects: Sendable, Equatable, Encodable {
         effects.archivedGroups = Dictionary(grouping: members, by: \.0).sorted { $0.key < $1.key }
             .map { ArchivedGroup(group: $0.key, members: $0.value.map(\.1)) }
         effects.queuedMessages = try connection.query("""
-            select kind, count(*)::int, status = 'suppressed' from notifications t
+            select kind, count(*)::int, status = \(unescaped: NotificationStatus.suppressed.sql) from notifications t
             where t.xmin = pg_current_xact_id()::xid and t.created_at = now() group by 1, 3 order by 3, 1
             """).rows.map { row in
             let (kind, count, suppressed) = try row.decode((String, Int, Bool).self)

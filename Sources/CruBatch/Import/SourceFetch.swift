@@ -202,7 +202,7 @@ struct SourceFetch {
     private func stored(kind: Kind, url: String) throws -> StoredSource? {
         try connection.query("""
             select s.etag, s.last_modified, s.sha256, s.run_id, s.tables_state from sources s
-            join import_runs r on r.id = s.run_id and r.status = 'succeeded' and r.rows_rejected = 0
+            join import_runs r on r.id = s.run_id and r.status = \(RunStatus.succeeded) and r.rows_rejected = 0
             where s.kind = \(kind.rawValue) and s.url = \(url) and s.tables_state is not null
             """).rows.first.map { row in
             let (etag, lastModified, sha256, runID, state) = try row.decode((String?, String?, String, Int, String).self)

@@ -34,3 +34,14 @@ public enum Kind: String, Sendable, CaseIterable, Codable {
     /// Why a kind name was not understood, with the accepted values.
     public static var acceptedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
+
+extension Kind {
+    /// The kinds whose rows are people or name them (a group's leaders, a membership's student, a
+    /// ride's driver), derived from the catalog: a new kind that names people is among them.
+    static var holdingPeople: [Kind] {
+        allCases.filter { kind in
+            let spec = KindSpec.of(kind)
+            return spec.table == PersonalColumns.people || spec.references.contains { $0.reference.table == PersonalColumns.people }
+        }
+    }
+}

@@ -12,8 +12,14 @@ struct Reference: Sendable {
     /// The referenced key column, compared in lower case when `caseInsensitive` (emails).
     let keyColumn: String
     var caseInsensitive = false
-    /// Extra condition on the referenced row over alias `r` (e.g. `r.is_leader`).
-    var condition: SQLFragment = "true"
+    /// Extra condition on the referenced row over alias `r` (e.g. `r.is_leader`); nil: any row.
+    var condition: SQLFragment?
+
+    /// `and CONDITION`, to follow a match of the key; empty when there is no condition.
+    var andCondition: SQLFragment { condition.map { "and \($0)" } ?? "" }
+
+    /// `where CONDITION` over `r`; empty when there is no condition.
+    var whereCondition: SQLFragment { condition.map { "where \($0)" } ?? "" }
     /// What the referenced thing is called in messages ("ministry", "leader").
     let noun: String
     /// The file that defines the referenced rows, for the hint.

@@ -138,9 +138,9 @@ public final class Notifier {
         try connection.transaction {
             for (ids, messageID) in unconfirmed {
                 try connection.query("""
-                    update notifications set status = 'sent', sent_at = now(), attempts = attempts + 1,
+                    update notifications set status = \(unescaped: NotificationStatus.sent.sql), sent_at = now(), attempts = attempts + 1,
                     last_error = null, message_id = \(messageID)
-                    where id = any(\(ids)::bigint[]) and status <> 'sent'
+                    where id = any(\(ids)::bigint[]) and status <> \(unescaped: NotificationStatus.sent.sql)
                     """)
             }
         }
@@ -160,7 +160,7 @@ public final class Notifier {
         let row = try connection.query("""
             select count(*), to_char(min(n.next_attempt_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                    ceil(extract(epoch from min(n.next_attempt_at) - clock_timestamp()))::bigint
-            from notifications n where n.status = 'pending' and n.next_attempt_at > clock_timestamp()
+            from notifications n where n.status = \(unescaped: NotificationStatus.pending.sql) and n.next_attempt_at > clock_timestamp()
             and \(NotificationKind.sendable)
             """).rows[0]
         summary.waiting = try row.decode(Int.self, 0)
@@ -170,8 +170,8 @@ public final class Notifier {
 
     /// The notifications, as `n`, due now (with `--now`, every pending one).
     private var due: PostgresQuery {
-        let timely: PostgresQuery = options.ignoreBackoff ? "true" : "n.next_attempt_at <= now()"
-        return "n.status = 'pending' and \(timely) and \(NotificationKind.sendable)"
+        let pending: PostgresQuery = "n.status = \(unescaped: NotificationStatus.pending.sql) and \(NotificationKind.sendable)"
+        return options.ignoreBackoff ? pending : "\(pending) and n.next_attempt_at <= now()"
     }
 
     /// Notifications claimed (locked): each a message of its own, or the one digest listing them all.
@@ -257,7 +257,7 @@ public final class Notifier {
         }
         let gone = Set(ids).subtracting(notices.map(\.id))
         if !gone.isEmpty && !options.preview {
-            try mark(Array(gone), "status = 'cancelled', last_error = 'what it was about no longer exists'")
+            try mark(Array(gone), "status = \(unescaped: NotificationStatus.cancelled.sql), last_error = 'what it was about no longer exists'")
         }
         return notices.sorted { $0.id < $1.id }
     }
@@ -266,7 +266,7 @@ public final class Notifier {
         let notices = try notices(claim.ids)
         let skipped = notices.filter(\.optedOut)
         if !skipped.isEmpty && !options.preview {
-            try mark(skipped.map(\.id), "status = 'skipped', last_error = 'the recipient opted out of notifications'")
+            try mark(skipped.map(\.id), "status = \(unescaped: NotificationStatus.skipped.sql), last_error = 'the recipient opted out of notifications'")
         }
         summary.skipped += skipped.count
         let sending = notices.filter { !$0.optedOut }
@@ -304,7 +304,7 @@ public final class Notifier {
             }
             unconfirmed.append((ids, message.messageID))
             sent = Self.marking(ids, """
-                status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null, \
+                status = \(unescaped: NotificationStatus.sent.sql), sent_at = now(), attempts = attempts + 1, last_error = null, \
                 message_id = \(message.messageID)
                 """)
             summary.sent += ids.count
@@ -321,15 +321,15 @@ public final class Notifier {
         let judged = error.scope == .message || (error.step ?? .connect) >= .recipient
         guard judged && !options.preview else { return }
         if error.isPermanent {
-            try mark(ids, "status = 'failed', attempts = attempts + 1, last_error = \(error.message)")
+            try mark(ids, "status = \(unescaped: NotificationStatus.failed.sql), attempts = attempts + 1, last_error = \(error.message)")
             summary.failed += ids.count
             return
         }
         let result = try connection.query("""
             update notifications set attempts = attempts + 1, last_error = \(error.message),
-                status = case when attempts + 1 >= \(options.maxAttempts) then 'dead' else 'pending' end,
+                status = case when attempts + 1 >= \(options.maxAttempts) then \(unescaped: NotificationStatus.dead.sql) else \(unescaped: NotificationStatus.pending.sql) end,
                 next_attempt_at = \(backoff)
-            where id = any(\(ids)::bigint[]) returning status = 'dead'
+            where id = any(\(ids)::bigint[]) returning status = \(unescaped: NotificationStatus.dead.sql)
             """)
         let dead = try result.rows.filter { try $0.decode(Bool.self, 0) }.count
         summary.dead += dead
@@ -373,7 +373,7 @@ extension Notifier {
         }
         let ids = try connection.query("""
             select n.id from notifications n where n.kind = \(kind.name) and \(NotificationKind.sendable)
-            order by n.status = 'pending' desc, n.id desc limit 1
+            order by n.status = \(unescaped: NotificationStatus.pending.sql) desc, n.id desc limit 1
             """).rows.map { try $0.decode(Int.self, 0) }
         guard let id = ids.first, let message = try message(for: id, kind: kind) else {
             throw CruBatchError.refused("no \(kind.name) notification to preview: none has been queued yet")

@@ -18,7 +18,7 @@ public struct RequeueReport: Sendable, CommandReport {
         try Migrator(connection: connection).requireCurrent()
         let after: PostgresQuery = since.map { "and updated_at >= to_timestamp(\($0.timeIntervalSince1970)::double precision)" } ?? ""
         let count = try connection.query("""
-            update notifications set status = 'pending', attempts = 0, next_attempt_at = now()
+            update notifications set status = \(unescaped: NotificationStatus.pending.sql), attempts = 0, next_attempt_at = now()
             where status = \(status.rawValue) \(after)
             """).affectedRows
         return RequeueReport(status: status, requeued: count)

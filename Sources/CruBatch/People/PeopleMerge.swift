@@ -44,8 +44,7 @@ public struct PeopleMerge {
         let name = file ?? pairs.map { "\($0.keep) <- \($0.drop)" }.joined(separator: ", ")
         let run = WriterRun(
             connection: connection, kind: .peopleMerge, file: name, dryRun: dryRun,
-            locks: .writers([.leaders, .students, .memberships, .rideOffers, .rideRequests, .attendance],
-                            against: "an import of people, memberships, rides or attendance, or a place,"))
+            locks: .people)
         let (merged, ids) = try run.perform { scope in
             try JoinMessages(notify: false).apply(on: connection)
             try connection.execute("""
@@ -54,7 +53,7 @@ public struct PeopleMerge {
             return try pairs.map { try mergeOne($0, runID: scope.ids[0]) }
         }
         let moved = merged.reduce(0) { $0 + $1.memberships + $1.rides + $1.attendance }
-        try run.log.finish(ids[0], status: "succeeded",
+        try run.log.finish(ids[0], status: .succeeded,
                            counts: RunLog.Counts(read: pairs.count, updated: merged.count + moved, archived: merged.count),
                            wrote: !dryRun)
         return MergeReport(runID: ids[0], merged: merged, dryRun: dryRun)

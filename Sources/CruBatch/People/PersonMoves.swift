@@ -122,10 +122,10 @@ struct PersonMoves {
     /// events before that check-in. Returns how many.
     func cancelNewcomerMessages() throws -> Int {
         try connection.query("""
-            update notifications n set status = 'cancelled',
+            update notifications n set status = \(unescaped: NotificationStatus.cancelled.sql),
                 last_error = 'two records of one person were merged, and that person is no newcomer to the ministry'
             from attendance a
-            where n.kind = 'newcomer' and n.status = 'pending' and n.attendance_id = a.id and a.person_id = \(keep)
+            where n.kind = 'newcomer' and n.status = \(unescaped: NotificationStatus.pending.sql) and n.attendance_id = a.id and a.person_id = \(keep)
             and (exists (select 1 from people p where p.id = \(keep) and p.is_leader)
                  or exists (select 1 from memberships m join community_groups g on g.id = m.group_id
                             where m.person_id = \(keep) and m.status = 'active' and g.archived_at is null

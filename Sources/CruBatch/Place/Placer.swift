@@ -98,7 +98,7 @@ public struct Placer {
         report.counts.peopleUnchanged = placement.people[.unchanged, default: 0]
         report.counts.membershipsInserted = placement.membershipsInserted
         report.counts.membershipsEnded = placement.membershipsEnded
-        try run.log.finish(runID, status: "succeeded", counts: RunLog.Counts(
+        try run.log.finish(runID, status: .succeeded, counts: RunLog.Counts(
             read: report.counts.answers, inserted: report.counts.peopleInserted + report.counts.membershipsInserted,
             updated: report.counts.peopleUpdated, unchanged: report.counts.peopleUnchanged,
             archived: report.counts.membershipsEnded, rejected: report.counts.invalid), sha256: contents.sha256)

@@ -108,7 +108,7 @@ public struct RideCancellation {
                 where p.\(identifier: target.pairingColumn) = \(target.id) and p.ended_at = now() and n.created_at = now()
                 """).scalar(Int.self)
         }.ids[0]
-        try run.log.finish(runID, status: "succeeded", counts: RunLog.Counts(read: 1, updated: ended.count, archived: 1))
+        try run.log.finish(runID, status: .succeeded, counts: RunLog.Counts(read: 1, updated: ended.count, archived: 1))
         var waiting: [Int] = []
         if case .offer = target {
             for request in ended where !waiting.contains(request) { waiting.append(request) }

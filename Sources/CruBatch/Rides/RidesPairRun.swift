@@ -79,7 +79,7 @@ public struct RidesPairRun {
             if !options.dryRun { try TableStatistics.refresh(["ride_pairings", "notifications"], connection: connection) }
         }.ids[0]
         let counts = RunLog.Counts(read: report.events.reduce(0) { $0 + $1.requests }, inserted: report.pairings.count)
-        try run.log.finish(runID, status: "succeeded", counts: counts, wrote: !options.dryRun)
+        try run.log.finish(runID, status: .succeeded, counts: counts, wrote: !options.dryRun)
         report.runID = runID
         report.seconds = Date().timeIntervalSince(started)
         return report

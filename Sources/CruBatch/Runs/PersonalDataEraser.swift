@@ -115,8 +115,7 @@ public struct PersonalDataEraser {
     private func eraseInDatabase(personID: Int) throws -> Report {
         let run = WriterRun(
             connection: connection, kind: .forget, file: "-",
-            locks: .writers([.leaders, .students, .memberships, .rideOffers, .rideRequests, .attendance],
-                            against: "an import of people, memberships, rides or attendance, or a place,"))
+            locks: .people)
         let report = try run.perform { scope in
             let runID = scope.ids[0]
             var report = Report(runID: runID, personID: personID)
@@ -142,7 +141,7 @@ public struct PersonalDataEraser {
                 """)
             return report
         }.result
-        try run.log.finish(report.runID, status: "succeeded",
+        try run.log.finish(report.runID, status: .succeeded,
                            counts: RunLog.Counts(read: 1, updated: 1, archived: report.membershipsEnded + report.ridesCancelled))
         return report
     }

@@ -53,7 +53,7 @@ struct RunLog {
     /// Records how a run ended, then releases its lock: once the outcome is visible, so the run never
     /// looks killed. What it wrote counts only when it wrote (`wrote`): a dry or rejected run records 0
     /// inserted, updated, restored and archived, whatever it would have done.
-    func finish(_ id: Int, status: String, counts: Counts? = nil, sha256: String? = nil, error: String? = nil,
+    func finish(_ id: Int, status: RunStatus, counts: Counts? = nil, sha256: String? = nil, error: String? = nil,
                 wrote: Bool = true) throws {
         var counts = counts ?? Counts()
         if !wrote { (counts.inserted, counts.updated, counts.restored, counts.archived) = (0, 0, 0, 0) }

@@ -19,7 +19,7 @@ public struct StatusReport: Sendable, CommandReport {
     }
 
     /// The statuses of a notification, in the order `status` lists them.
-    static let notificationStatuses = ["pending", "failed", "sent", "skipped", "dead", "cancelled", "suppressed"]
+    static let notificationStatuses = NotificationStatus.allCases.map(\.rawValue)
 
     public static let tables = [
         "campuses", "ministries", "people", "ministry_teams", "community_groups", "memberships", "events",
@@ -45,7 +45,7 @@ public struct StatusReport: Sendable, CommandReport {
             select n.id || ': to ' || coalesce(p.email, mi.contact_email) || ' after ' || n.attempts || ' attempts: '
                    || coalesce(n.last_error, '')
             from notifications n left join people p on p.id = n.recipient_id left join ministries mi on mi.id = n.ministry_id
-            where n.status = 'dead' order by n.id limit 20
+            where n.status = \(unescaped: NotificationStatus.dead.sql) order by n.id limit 20
             """).rows.map { try $0.decode(String.self, 0) }
         return StatusReport(tables: counts, notifications: byStatus, notificationsByKind: byKind, deadNotifications: dead)
     }

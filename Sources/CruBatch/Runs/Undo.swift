@@ -145,21 +145,21 @@ public struct Undo {
                     """
                 }, separator: " or ")
                 report.notificationsCancelled = try connection.query("""
-                    update notifications n set status = 'cancelled', last_error = \("run \(runID) was undone")
-                    where n.status = 'pending' and (\(unescaped: added))
+                    update notifications n set status = \(unescaped: NotificationStatus.cancelled.sql), last_error = \("run \(runID) was undone")
+                    where n.status = \(unescaped: NotificationStatus.pending.sql) and (\(unescaped: added))
                     """).affectedRows
                 // The triggers cancel more as rows come back (a ride-cancelled whose pairing is restored).
                 try connection.execute("""
                     create temp table undo_pending on commit drop as
-                        select id from notifications where status = 'pending'
+                        select id from notifications where status = \(unescaped: NotificationStatus.pending.sql)
                     """)
                 if notify { (report.membershipsEnded, report.leftQueued) = try endAnnouncedMemberships() }
                 for table in tables { report.restored[table.name] = try putBack(table) }
                 for table in tables.reversed() { report.removed[table.name] = try remove(table) }
                 report.notificationsCancelled += try connection.query("""
-                    select count(*) from notifications n join undo_pending p using (id) where n.status = 'cancelled'
+                    select count(*) from notifications n join undo_pending p using (id) where n.status = \(unescaped: NotificationStatus.cancelled.sql)
                     """).scalar(Int.self)
-                try connection.query("update import_runs set status = 'undone', undone_at = now() where id = \(runID)")
+                try connection.query("update import_runs set status = \(RunStatus.undone), undone_at = now() where id = \(runID)")
             }
         } catch let error as PostgresError where ["23503", "23505", "CB001", "CB002"].contains(error.sqlState) {
             // A key taken again, a row still used, a group or a car full again: rows outside the run stand in the way.
@@ -179,7 +179,7 @@ public struct Undo {
                 and u.before is null and (u.row_key->>'id')::bigint = n.membership_id
                 for update of n)
             select kind, count(*)::int from about
-            where status = 'sent' and kind in ('welcome', 'joined') group by kind
+            where status = \(unescaped: NotificationStatus.sent.sql) and kind in ('welcome', 'joined') group by kind
             """).rows {
             counts[try row.decode(String.self, 0)] = try row.decode(Int.self, 1)
         }
@@ -195,7 +195,7 @@ public struct Undo {
             select m.id, m.person_id from memberships m join undo_rows u
             on u.table_name = 'memberships' and u.before is null and (u.row_key->>'id')::bigint = m.id
             where exists (select 1 from notifications n
-                          where n.membership_id = m.id and n.kind = 'joined' and n.status = 'sent')
+                          where n.membership_id = m.id and n.kind = 'joined' and n.status = \(unescaped: NotificationStatus.sent.sql))
             """)
         try connection.execute("""
             delete from undo_rows u using undo_announced a
@@ -215,7 +215,7 @@ public struct Undo {
             """).affectedRows
         let queued = try connection.query("""
             select count(*) from notifications
-            where kind = 'left' and status = 'pending' and membership_id in (select id from undo_announced)
+            where kind = 'left' and status = \(unescaped: NotificationStatus.pending.sql) and membership_id in (select id from undo_announced)
             """).scalar(Int.self)
         return (ended, queued)
     }
@@ -228,13 +228,14 @@ public struct Undo {
             throw CruBatchError.usage("there is no run \(runID) (see `crubatch runs`)")
         }
         let kind = try row.decode(String.self, 0), file = try row.decode(String.self, 1)
-        let status = try row.decode(String.self, 2)
+        let status = RunStatus(rawValue: try row.decode(String.self, 2))
         if kind == "forget" { throw CruBatchError.refused("run \(runID) erased a person's data (forget); that cannot be undone") }
         if try row.decode(Bool.self, 3) { throw CruBatchError.refused("run \(runID) was a dry run: it wrote nothing") }
         switch status {
-        case "succeeded": break
-        case "undone": throw CruBatchError.refused("run \(runID) was undone already")
-        default: throw CruBatchError.refused("run \(runID) \(status == "running" ? "never finished" : status): it wrote nothing")
+        case .succeeded: break
+        case .undone: throw CruBatchError.refused("run \(runID) was undone already")
+        case .running: throw CruBatchError.refused("run \(runID) never finished: it wrote nothing")
+        case .rejected, .failed, nil: throw CruBatchError.refused("run \(runID) \(status?.rawValue ?? "ended"): it wrote nothing")
         }
         return RunLog.description(kind: kind, file: file)
     }

@@ -18,6 +18,14 @@ struct WriterRun {
         /// import lock of each kind, in `Kind` order (the same in every process, so two imports waiting
         /// for locks cannot deadlock); waits for them when `wait`, otherwise `lockHeld`.
         case imports([Kind], wait: Bool)
+
+        /// Every kind whose rows are people or name them (`Kind.holdingPeople`): what a writer that
+        /// changes a person everywhere (merge, forget) holds still.
+        static var people: Locks {
+            let kinds = Kind.holdingPeople.map(\.rawValue)
+            return .writers(Kind.holdingPeople,
+                            against: "an import of \(kinds.dropLast().joined(separator: ", ")) or \(kinds.last ?? ""), or a place,")
+        }
     }
 
     /// What the work sees of its run.
@@ -84,7 +92,7 @@ struct WriterRun {
             try connection.execute(scope.commits ? "commit" : "rollback")
         } catch {
             try? connection.execute("rollback")
-            for id in ids { try? log.finish(id, status: "failed", error: String(describing: error)) }
+            for id in ids { try? log.finish(id, status: .failed, error: String(describing: error)) }
             throw error
         }
         try finish(ids)
