@@ -276,7 +276,7 @@ struct ImportCommand: ReportingCommand {
             throw ValidationError("--from keystone migrates the whole dump and emails nobody: --sync, --move and --welcome do not apply")
         }
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1") }
-        if let rejects, rejects.lowercased().hasSuffix(".xlsx"), try input.dir != nil || input.namedFiles().count > 1 {
+        if let rejects, ImportOptions.rejectsAreWorkbook(rejects), try input.dir != nil || input.namedFiles().count > 1 {
             throw ValidationError("--rejects FILE.xlsx holds one file's rows; for several files give a folder (one KIND.csv each)")
         }
         if sync {

@@ -73,16 +73,6 @@ final class CalendarEventTable: TableReader {
     /// The domain of the UIDs crubatch writes for events, `event-CODE@crubatch.cru.org`.
     private static let ownUIDSuffix = "@crubatch.cru.org"
 
-    /// Whether a file is to be read as an iCalendar file: by its first line whatever its name, and
-    /// always when it is named .ics, so one whose bytes are no calendar is refused as such rather
-    /// than read as CSV.
-    static func isCalendar(path: String) -> Bool {
-        if path.lowercased().hasSuffix(".ics") { return true }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return ICalendarReader.looksLikeICalendar(Array((try? handle.read(upToCount: 64)) ?? Data()))
-    }
-
     /// Reads and maps the whole file. Throws `FileOpenError`, or a `malformed-calendar` diagnostic
     /// when the file's structure is broken.
     init(path: String, displayName: String, owner: CalendarOwner?) throws {

@@ -13,7 +13,7 @@ extension HTMLReport {
         let reader = RejectsWriter(options: options)
         // An iCalendar file's events are fixed in their calendar, not as rows: its problems are listed by code.
         for (result, source) in zip(results, sources)
-        where !result.fatal && !result.rejectedLines.isEmpty && !CalendarEventTable.isCalendar(path: source.path) {
+        where !result.fatal && !result.rejectedLines.isEmpty && FileFormat.ofInput(path: source.readPath) != .calendar {
             var sheet: BadRows?
             try reader.readRows(of: result, source: source, everyRow: false) { header in
                 sheet = BadRows(file: source.path, header: header)

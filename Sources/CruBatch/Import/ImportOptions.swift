@@ -29,6 +29,9 @@ public struct ImportOptions: Sendable {
     public var onError: OnError = .abort
     public var maxErrors: Int?
     public var rejectsPath: String?
+
+    /// Whether a rejects file named `path` is written as a workbook (`--rejects FILE.xlsx`).
+    public static func rejectsAreWorkbook(_ path: String) -> Bool { FileFormat.ofOutput(path: path) == .workbook }
     /// `--report FILE.html`: the run as one HTML page.
     public var reportPath: String?
     public var delimiter: UInt8?
@@ -75,7 +78,7 @@ public struct ImportOptions: Sendable {
     /// Opens a file of rows with these options: an iCalendar file (whatever its name) as the events
     /// it holds, for `owner` when given; else a CSV file, or a workbook's sheet.
     func openTable(path: String, displayName: String, owner: CalendarOwner? = nil) throws -> any TableReader {
-        if CalendarEventTable.isCalendar(path: path) {
+        if FileFormat.ofInput(path: path) == .calendar {
             return try CalendarEventTable(path: path, displayName: displayName, owner: owner)
         }
         return try TableFile.open(path: path, options: CSVReader.Options(displayName: displayName, delimiter: delimiter,

@@ -294,7 +294,7 @@ public struct Importer {
     /// Checks what iCalendar files can be given with (events only, no rejects file) and looks up
     /// whose events they are; nil when no owner is given.
     private func calendarOwner(of sources: [Source]) throws -> CalendarOwner? {
-        let calendars = sources.filter { CalendarEventTable.isCalendar(path: $0.readPath) }
+        let calendars = sources.filter { FileFormat.ofInput(path: $0.readPath) == .calendar }
         if let misfiled = calendars.first(where: { $0.kind != .events }) {
             throw CruBatchError.usage("\(misfiled.displayName) is an iCalendar file, which holds events: import it with `crubatch import events \(misfiled.displayName)`")
         }

@@ -551,7 +551,7 @@ struct KeystoneTables {
             requests.append(cells, from: passenger, key: email.isEmpty ? nil : "\(event)/\(email)")
         }
         for ride in dump["rides"] {
-            guard let id = ride.id else { continue }
+            guard ride.id != nil else { continue }
             let event = code(ride["event"], in: "events")
             let match = phones.user(phone: ride["driverNumber"]?.text, name: ride["driverName"]?.text ?? "")
             if case .refused(let message, _) = match {

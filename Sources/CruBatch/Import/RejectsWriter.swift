@@ -52,7 +52,7 @@ struct RejectsWriter {
     typealias Source = Importer.Source
 
     /// Whether `path` asks for a workbook.
-    static func isWorkbook(_ path: String) -> Bool { path.lowercased().hasSuffix(".xlsx") }
+    static func isWorkbook(_ path: String) -> Bool { FileFormat.ofOutput(path: path) == .workbook }
 
     private func write(result: KindLoadResult, source: Source, everyRow: Bool, to target: String) throws -> Int {
         let rows = { (header: ([String]) throws -> Void, row: (RejectedRow) throws -> Void) in
