@@ -7,16 +7,25 @@ as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Installs the Debian packages given that are not installed yet (apt-get update once, quietly).
+# Where the package installs' full output goes: one line on the terminal names what is installed.
+CRUBATCH_INSTALL_LOG=${CRUBATCH_INSTALL_LOG:-${TMPDIR:-/tmp}/crubatch-install.log}
+
+# Installs the Debian packages given that are not installed yet (apt-get update once), saying so in one
+# line; apt's own output goes to $CRUBATCH_INSTALL_LOG, and is shown whole only when it fails.
 ensure_packages() {
     local missing=()
     for package in "$@"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
-    echo "installing: ${missing[*]}" >&2
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+    echo "installing ${missing[*]} (log: $CRUBATCH_INSTALL_LOG)" >&2
+    if ! { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+           && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+           >>"$CRUBATCH_INSTALL_LOG" 2>&1; then
+        cat "$CRUBATCH_INSTALL_LOG" >&2
+        echo "installing ${missing[*]} failed (log: $CRUBATCH_INSTALL_LOG)" >&2
+        return 1
+    fi
 }
 
 # What building crubatch needs from Debian.

@@ -136,3 +136,14 @@ public enum LoadedDatabase {
         }
     }
 }
+
+extension TestDatabase {
+    /// A digest of every row of `tables` (each row's whole text, `updated_at` and ids included), to
+    /// show that a command left them exactly as they were.
+    public func fingerprint(_ tables: [String]) throws -> String {
+        let digests = tables.map { table -> SQLFragment in
+            "(select coalesce(md5(string_agg(t::text, '|' order by t::text)), '') from \(identifier: table) t)"
+        }
+        return try connect().query("select md5(\(unescaped: SQLFragment(joining: digests, separator: " || ")))").scalar(String.self)
+    }
+}

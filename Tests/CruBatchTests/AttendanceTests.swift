@@ -36,9 +36,6 @@ struct AttendanceTests {
         return try scratch.writeFile("checkin.csv", text)
     }
 
-    private func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
 
     /// Every attendance row with its person and times, to prove a re-import changed nothing.
     private func snapshot(_ database: TestDatabase) throws -> [String] {
@@ -58,7 +55,7 @@ struct AttendanceTests {
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("attendance: added 40 walk-ins as students"), "\(first.stdout)")
         let added = try database.run(["import", "attendance", file, "--dry-run", "--format", "json"])
-        let wouldAdd = try #require((try json(added.stdout)["files"] as? [[String: Any]])?.first)
+        let wouldAdd = try #require((try jsonObject(added.stdout)["files"] as? [[String: Any]])?.first)
         #expect(wouldAdd.keys.contains("would_add_people") || wouldAdd.keys.contains("people_added"), "\(wouldAdd)")
         #expect(try database.count("select count(*) from attendance") == 300)
         #expect(try database.count("select count(*) from people") == people + 40)
@@ -87,7 +84,7 @@ struct AttendanceTests {
         let before = try snapshot(database)
         let again = try database.run(["import", "attendance", file, "--no-notify", "--format", "json"])
         #expect(again.status == 0, "\(again.stderr)")
-        let files = try #require(try json(again.stdout)["files"] as? [[String: Any]])
+        let files = try #require(try jsonObject(again.stdout)["files"] as? [[String: Any]])
         #expect(files.first?["unchanged"] as? Int == 300, "\(again.stdout)")
         #expect(files.first?["inserted"] as? Int == 0 && files.first?["updated"] as? Int == 0)
         #expect((files.first?["people_added"] as? Int ?? 0) == 0, "no one is added again")

@@ -12,11 +12,6 @@ struct CommandLineTests {
         get throws { ["CRUBATCH_SMTP_URL": try MailSink.url(), "CRUBATCH_FROM": "Cru Tests <tests@cru.example>"] }
     }
 
-    private static func json(_ result: CommandResult) throws -> [String: Any] {
-        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
-        return try #require(object as? [String: Any], "not a JSON object: \(result.stdout)")
-    }
-
     /// One answer of the sample questionnaire that the sample groups take: placing it twice is a no-op.
     private static func placeableAnswer(in folder: String) throws -> String {
         let lines = try String(contentsOfFile: TestEnvironment.fixture("get-involved/answers-small.csv"), encoding: .utf8)
@@ -75,7 +70,7 @@ struct CommandLineTests {
             func document(_ arguments: [String], status: Int32 = 0) throws -> [String: Any] {
                 let result = try database.run(arguments + ["--format", "json"], environment: try Self.smtp)
                 #expect(result.status == status, "\(arguments): \(result.stderr)")
-                let object = try Self.json(result)
+                let object = try jsonObject(result.stdout)
                 #expect(object["format"] as? Int == 1, "\(arguments)")
                 return object
             }
@@ -133,11 +128,11 @@ struct CommandLineTests {
             try writeFile(path, "code,name\nnorth,North Campus\nsouth,South Campus\n,Nameless\n")
             let rejected = try database.run(["import", "campuses", path, "--format", "json"])
             #expect(rejected.status == 1)
-            let report = try Self.json(rejected)
+            let report = try jsonObject(rejected.stdout)
             #expect(report["outcome"] as? String == "rejected")
             let file = try #require((report["files"] as? [[String: Any]])?.first)
             #expect(file["would_insert"] as? Int == 2 && file["inserted"] == nil, "\(file)")
-            let runs = try Self.json(try database.run(["runs", "--format", "json"]))
+            let runs = try jsonObject(try database.run(["runs", "--format", "json"]).stdout)
             let run = try #require((runs["runs"] as? [[String: Any]])?.first)
             #expect(run["status"] as? String == "rejected" && run["inserted"] as? Int == 0, "\(run)")
             #expect(try database.count("select count(*) from campuses") == 0)
@@ -148,7 +143,7 @@ struct CommandLineTests {
     func jsonErrors() throws {
         let database = try TestDatabase()
         func error(_ result: CommandResult) throws -> [String: Any] {
-            let object = try Self.json(result)
+            let object = try jsonObject(result.stdout)
             #expect(object["format"] as? Int == 1)
             #expect(!result.stderr.isEmpty, "the human line still goes to stderr")
             return try #require(object["error"] as? [String: Any])
@@ -192,7 +187,7 @@ struct CommandLineTests {
             let result = try CommandResult.run(arguments)
             #expect(result.status == 64, "\(arguments): exit \(result.status) \(result.stderr)")
             #expect(!result.stderr.isEmpty, "\(arguments): the human message still goes to stderr")
-            let document = try Self.json(result)
+            let document = try jsonObject(result.stdout)
             #expect(document["format"] as? Int == 1 && document["command"] as? String == command, "\(arguments)")
             let error = try #require(document["error"] as? [String: Any], "\(arguments): \(result.stdout)")
             #expect(error["code"] as? String == "usage" && error["exit"] as? Int == 64, "\(arguments)")
@@ -215,7 +210,7 @@ struct CommandLineTests {
             try #require(pending > 0)
             let result = try database.run(["notify", "--transport", "stdout", "--format", "json", "--no-digest"])
             #expect(result.status == 0, "\(result.stderr)")
-            let document = try Self.json(result)
+            let document = try jsonObject(result.stdout)
             #expect(document["command"] as? String == "notify" && document["preview"] as? Bool == true)
             let messages = try #require(document["messages"] as? [[String: Any]], "\(result.stdout)")
             #expect(messages.count == pending && document["previewed"] as? Int == pending)

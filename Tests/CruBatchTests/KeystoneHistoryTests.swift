@@ -15,10 +15,6 @@ struct KeystoneHistoryTests {
     private static let kinds = ["campuses", "ministries", "teams", "leaders", "groups", "students", "memberships", "events",
                                 "missions", "resources", "ride-offers", "ride-requests"]
 
-    private func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
-    }
-
     @Test("history.py's dump: every document has the outcome expected.json gives it, every fact checked by check.py")
     func everyDocumentAsExpected() throws {
         let root = try scratch.folder("history")
@@ -39,8 +35,8 @@ struct KeystoneHistoryTests {
 
         // The reconciliation: read = migrated + refused + not migrated, collection by collection, and the
         // counts and unread fields expected.json derives from docs/keystone-history.md.
-        let expected = try #require(try json(String(contentsOfFile: root + "/expected.json", encoding: .utf8))["reconciliation"] as? [String: [String: Any]])
-        let collections = try #require((try json(result.stdout)["reconciliation"] as? [String: Any])?["collections"] as? [[String: Any]])
+        let expected = try #require(try jsonObject(String(contentsOfFile: root + "/expected.json", encoding: .utf8))["reconciliation"] as? [String: [String: Any]])
+        let collections = try #require((try jsonObject(result.stdout)["reconciliation"] as? [String: Any])?["collections"] as? [[String: Any]])
         #expect(Set(collections.compactMap { $0["collection"] as? String }) == Set(expected.keys))
         for collection in collections {
             let name = collection["collection"] as? String ?? ""
@@ -69,7 +65,7 @@ struct KeystoneHistoryTests {
                            arguments: [TestEnvironment.fixture("keystone/history.py"), root])
         let database = try TestDatabase()
         let result = try database.run(["import", "--from", "keystone", root + "/dump", "--on-error", "skip", "--dry-run", "--format", "json"])
-        let collections = try #require((try json(result.stdout)["reconciliation"] as? [String: Any])?["collections"] as? [[String: Any]])
+        let collections = try #require((try jsonObject(result.stdout)["reconciliation"] as? [String: Any])?["collections"] as? [[String: Any]])
         for collection in collections {
             for field in (collection["unread_fields"] as? [String: Int] ?? [:]).keys {
                 let name = "\(collection["collection"] as? String ?? "").\(field)"

@@ -25,22 +25,15 @@ struct LifecycleTests {
         return try write(([lines[0]] + lines.dropFirst().filter { keep(code($0)) }).joined(separator: "\n") + "\n", "groups.csv")
     }
 
-    private func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
 
     /// The file counts of a one-file `import --format json`.
     private func counts(_ result: CommandResult) throws -> [String: Any] {
-        try #require((try json(result.stdout)["files"] as? [[String: Any]])?.first)
+        try #require((try jsonObject(result.stdout)["files"] as? [[String: Any]])?.first)
     }
 
     /// Every row of the group tables, to show a command wrote nothing.
-    private func groupsFingerprint(_ database: TestDatabase) throws -> String? {
-        try database.connect().query("""
-            select md5(string_agg(t::text, '|' order by t::text)) from (
-                select g::text from community_groups g union all select gl::text from group_leaders gl
-                union all select m::text from memberships m union all select count(*)::text from run_changes) t
-            """).text
+    private func groupsFingerprint(_ database: TestDatabase) throws -> String {
+        try database.fingerprint(["community_groups", "group_leaders", "memberships", "run_changes"])
     }
 
     private static let hancockJunior = """
@@ -253,7 +246,7 @@ struct LifecycleTests {
         #expect(try database.run(["place", monday, "--format", "csv"]).stdout.contains(",already-placed,,cp-fr-men-mon,"))
         let moved = try database.run(["place", wednesday, "--format", "json"])
         #expect(moved.status == 0, "\(moved.stderr)")
-        let report = try json(moved.stdout)
+        let report = try jsonObject(moved.stdout)
         #expect((report["counts"] as? [String: Any])?["memberships_ended"] as? Int == 1)
         let entry = try #require((report["answers"] as? [[String: Any]])?.first)
         #expect((entry["group"] as? [String: Any])?["code"] as? String == "cp-fr-men-wed")

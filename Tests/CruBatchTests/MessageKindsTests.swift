@@ -41,9 +41,6 @@ struct MessageKindsTests {
         try database.run(["notify", "--smtp-url", try smtp ?? MailSink.url()] + arguments, environment: environment)
     }
 
-    private func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
 
     @Test("place sends one welcome per placed student and each leader's joined, exactly once with two notify processes; every message parses strictly, with its Reply-To")
     func placeEndToEnd() throws {
@@ -261,7 +258,7 @@ struct MessageKindsTests {
         #expect(refused.stderr.contains("\(bad)/left.mustache:4:1: unknown field \"student_nickname\""), "\(refused.stderr)")
         #expect(refused.stderr.contains("nothing was sent"))
         let json = try notify(database, ["--templates", bad, "--format", "json"])
-        #expect((try self.json(json.stdout)["error"] as? [String: Any])?["code"] as? String == "invalid-template")
+        #expect((try jsonObject(json.stdout)["error"] as? [String: Any])?["code"] as? String == "invalid-template")
         #expect(try MailSink.messages(for: database).count == 1)
         #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0") == 1)
     }
@@ -299,7 +296,7 @@ struct MessageKindsTests {
         #expect(waiting.stderr.contains("sent 0,"))
         #expect(waiting.stderr.contains("2 waiting, next retry at "), "\(waiting.stderr)")
         #expect(waiting.stderr.contains("notify --now tries them now"))
-        let report = try json(try notify(database, ["--format", "json"]).stdout)
+        let report = try jsonObject(try notify(database, ["--format", "json"]).stdout)
         #expect(report["sent"] as? Int == 0)
         #expect(report["waiting"] as? Int == 2)
         #expect((report["next_retry_at"] as? String)?.hasSuffix("Z") == true)
@@ -331,7 +328,7 @@ struct MessageKindsTests {
         let recent = try database.run(["notify", "--requeue", "dead", "--since", since])
         #expect(recent.status == 0, "\(recent.stderr)")
         #expect(recent.stdout.contains("requeued 1 dead notification;"), "\(recent.stdout)")
-        let rest = try json(try database.run(["notify", "--requeue", "dead", "--format", "json"]).stdout)
+        let rest = try jsonObject(try database.run(["notify", "--requeue", "dead", "--format", "json"]).stdout)
         #expect(rest["requeued"] as? Int == 1)
         #expect(try database.run(["notify", "--requeue", "failed"]).stdout.contains("requeued 1 failed notification;"))
         #expect(try database.count("select count(*) from notifications where status = 'pending' and attempts = 0") == 4)

@@ -158,13 +158,7 @@ struct PeopleMergeTests {
 
     /// Every row of the tables a merge touches, as text, to show they are exactly as they were.
     private func fingerprint(_ database: TestDatabase) throws -> String {
-        try database.connect().query("""
-            select md5(concat_ws('|', (select string_agg(t::text, ',' order by t.id) from people t),
-                                      (select string_agg(t::text, ',' order by t.id) from memberships t),
-                                      (select string_agg(t::text, ',' order by t.id) from ride_requests t),
-                                      (select string_agg(t::text, ',' order by t.id) from notifications t),
-                                      (select string_agg(t::text, ',' order by t.person_id, t.ministry_id) from person_ministries t)))
-            """).text ?? ""
+        try database.fingerprint(["people", "memberships", "ride_requests", "notifications", "person_ministries"])
     }
 
     @Test("merge moves memberships (a group both are in keeps the earlier join), rides and messages, queues nothing, and keeps the alias for the next import")

@@ -327,7 +327,7 @@ struct PlaceTests {
         let imported = try database.count("select count(*) from notifications")
         let first = try database.run(["place", path, "--format", "json"])
         #expect(first.status == 1)
-        let firstReport = try PlaceFixture.json(first.stdout)
+        let firstReport = try jsonObject(first.stdout)
         let firstCounts = firstReport["counts"] as? [String: Any]
         #expect(firstCounts?["placed"] as? Int == 209)
         #expect(firstCounts?["memberships_inserted"] as? Int == 209)
@@ -338,7 +338,7 @@ struct PlaceTests {
 
         let second = try database.run(["place", path, "--format", "json"])
         #expect(second.status == 1)
-        let counts = try PlaceFixture.json(second.stdout)["counts"] as? [String: Any]
+        let counts = try jsonObject(second.stdout)["counts"] as? [String: Any]
         #expect(counts?["placed"] as? Int == 0)
         #expect(counts?["already_placed"] as? Int == 209)
         #expect(counts?["memberships_inserted"] as? Int == 0)
@@ -348,7 +348,7 @@ struct PlaceTests {
         #expect(try database.count("select count(*) from memberships") == memberships)
         #expect(try database.tableCounts() == before)
         // The re-run still tells each student their group and its leaders.
-        let entries = try PlaceFixture.json(second.stdout)["answers"] as? [[String: Any]] ?? []
+        let entries = try jsonObject(second.stdout)["answers"] as? [[String: Any]] ?? []
         let firstEntries = firstReport["answers"] as? [[String: Any]] ?? []
         for (old, new) in zip(firstEntries, entries) where old["outcome"] as? String == "placed" {
             #expect(new["outcome"] as? String == "already-placed")
@@ -502,7 +502,7 @@ struct PlaceTests {
         let database = try TestDatabase(importing: "central-coast")
         let result = try database.run(["place", TestEnvironment.fixture("get-involved/answers-small.csv"), "--format", "json"])
         #expect(result.status == 1)
-        let report = try PlaceFixture.json(result.stdout)
+        let report = try jsonObject(result.stdout)
         let answers = report["answers"] as? [[String: Any]] ?? []
         #expect(answers.count == 10)
         let placed = try #require(answers.first { $0["outcome"] as? String == "placed" })
@@ -666,7 +666,4 @@ enum PlaceFixture {
         return rows
     }
 
-    static func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
 }

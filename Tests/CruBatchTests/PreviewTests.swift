@@ -16,18 +16,10 @@ struct PreviewTests {
         return try scratch.writeFile(name, edit(lines).joined(separator: "\n") + "\n")
     }
 
-    private func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
 
     /// Every row of the tables a load could touch, and the outbox, to show a command wrote nothing.
-    private func fingerprint(_ database: TestDatabase) throws -> String? {
-        try database.connect().query("""
-            select md5(string_agg(t::text, '|' order by t::text)) from (
-                select g::text from community_groups g union all select gl::text from group_leaders gl
-                union all select m::text from memberships m union all select n::text from notifications n
-                union all select count(*)::text from run_changes) t
-            """).text
+    private func fingerprint(_ database: TestDatabase) throws -> String {
+        try database.fingerprint(["community_groups", "group_leaders", "memberships", "notifications", "run_changes"])
     }
 
     /// The groups file with 3 fields of 2 groups changed and one group with members left out.
@@ -61,7 +53,7 @@ struct PreviewTests {
 
         let dry = try database.run(["import", "groups", file, "--sync", "--dry-run", "--format", "json"])
         #expect(dry.status == 0, "\(dry.stderr)")
-        let document = try json(dry.stdout)
+        let document = try jsonObject(dry.stdout)
         let counts = try #require((document["files"] as? [[String: Any]])?.first)
         let changes = try #require(counts["changes"] as? [String: Any])
         let updated = try #require(changes["updated"] as? [[String: Any]])
@@ -129,7 +121,7 @@ struct PreviewTests {
 
         let dry = try database.run(["import", "memberships", file, "--sync", "--dry-run", "--format", "json"])
         #expect(dry.status == 0, "\(dry.stderr)")
-        let effects = try #require(try json(dry.stdout)["effects"] as? [String: Any])
+        let effects = try #require(try jsonObject(dry.stdout)["effects"] as? [String: Any])
         #expect(effects["ended_memberships"] as? [String] == names)
         let queued = try #require(effects["queued_messages"] as? [[String: Any]])
         #expect(queued.count == 1 && queued.first?["kind"] as? String == "left" && queued.first?["count"] as? Int == 2 * leaders,

@@ -10,9 +10,6 @@ import Testing
 struct RideMessagesTests {
     private let scratch = ScratchDirectory()
 
-    private func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
 
     private func notify(_ database: TestDatabase, _ arguments: [String] = []) throws -> CommandResult {
         try database.run(["notify", "--smtp-url", try MailSink.url()] + arguments)
@@ -184,7 +181,7 @@ struct RideMessagesTests {
         let request = try id("ride_requests", "p1@example.edu", in: database)
         let cancel = try database.run(["rides", "cancel", "--request", String(request), "--format", "json"])
         #expect(cancel.status == 0, "\(cancel.stderr)")
-        #expect(try json(cancel.stdout)["messages_queued"] as? Int == 1, "\(cancel.stdout)")
+        #expect(try jsonObject(cancel.stdout)["messages_queued"] as? Int == 1, "\(cancel.stdout)")
         #expect(try notify(database, ["--no-digest"]).stderr.contains("sent 1,"))
         let freed = try mails(database).filter { $0.subject == "A seat is free in your car to Fall Retreat" }
         #expect(freed.count == 1)
@@ -230,7 +227,7 @@ struct RideMessagesTests {
 
         let cancel = try database.run(["rides", "cancel", "--offer", String(try id("ride_offers", "d2@example.org", in: database)),
                                        "--format", "json"])
-        let run = try #require(try json(cancel.stdout)["run_id"] as? Int, "\(cancel.stdout)")
+        let run = try #require(try jsonObject(cancel.stdout)["run_id"] as? Int, "\(cancel.stdout)")
         #expect(try count("ride-cancelled", "pending", in: database) == 2)
         let undo = try database.run(["undo", String(run)])
         #expect(undo.status == 0, "\(undo.stderr)")

@@ -18,9 +18,6 @@ struct RidesTests {
     /// A guest of central-coast's ride requests: a non-member.
     private static let guest = "jordan.whitfield@gmail.com"
 
-    private func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
 
     /// The id of the offer of `driver` (or request of `passenger`) for `event`.
     private func id(_ table: String, _ email: String, _ event: String, in database: TestDatabase) throws -> Int {
@@ -110,7 +107,7 @@ struct RidesTests {
         for kind in ["ride-offers", "ride-requests"] {
             #expect(try source.run(["export", kind, "--out", "\(folder)/\(kind).csv"]).status == 0)
         }
-        let again = try json(try source.run(["import", "--dir", folder, "--dry-run", "--format", "json", "--wait"]).stdout)
+        let again = try jsonObject(try source.run(["import", "--dir", folder, "--dry-run", "--format", "json", "--wait"]).stdout)
         let files = try #require(again["files"] as? [[String: Any]])
         #expect(files.map { $0["unchanged"] as? Int } == [6, 8])
         #expect(files.allSatisfy { $0["would_insert"] as? Int == 0 && $0["would_update"] as? Int == 0 })
@@ -173,7 +170,7 @@ struct RidesTests {
         let request = try id("ride_requests", "priya.ramanathan@yahoo.com", winter, in: database)
         let result = try database.run(["rides", "cancel", "--request", String(request), "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
-        let report = try json(result.stdout)
+        let report = try jsonObject(result.stdout)
         #expect(report["pairings_ended"] as? Int == 1 && report["kind"] as? String == "request")
         #expect(try database.count("""
             select count(*) from ride_pairings where request_id = \(request) and end_reason = 'request-cancelled'
@@ -213,7 +210,7 @@ struct RidesTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(expected.utf8))
         #expect(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int == 0o600)
 
-        let document = try json(try database.run(["export", "rides", "--event", beach, "--format", "json"]).stdout)
+        let document = try jsonObject(try database.run(["export", "rides", "--event", beach, "--format", "json"]).stdout)
         #expect(document["kind"] as? String == "rides" && document["format"] as? Int == 1)
         let car = try #require((document["cars"] as? [[String: Any]])?.first)
         #expect(car["seats"] as? Int == 4 && car["departs_to"] as? String == "2026-10-03 09:30")
@@ -237,7 +234,7 @@ struct RidesTests {
         let retreat = folder + "/rides/fall-retreat-2026.csv", single = out + "/retreat.csv"
         #expect(try database.run(["export", "rides", "--event", "fall-retreat-2026", "--out", single]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: retreat)) == Data(contentsOf: URL(fileURLWithPath: single)))
-        let manifest = try json(try String(contentsOfFile: folder + "/manifest.json", encoding: .utf8))
+        let manifest = try jsonObject(try String(contentsOfFile: folder + "/manifest.json", encoding: .utf8))
         let entry = try #require((manifest["files"] as? [[String: Any]])?.first { $0["file"] as? String == "rides/fall-retreat-2026.csv" })
         #expect(entry["rows"] as? Int == 2)
         #expect(entry["sha256"] as? String == (try sha256sum(retreat)))

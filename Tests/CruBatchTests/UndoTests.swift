@@ -21,8 +21,8 @@ struct UndoTests {
     }
 
     /// Every people row, `updated_at` included, to show a table is exactly as it was.
-    private func peopleFingerprint(_ database: TestDatabase) throws -> String? {
-        try database.connect().query("select md5(string_agg(p::text, '|' order by p.id)) from people p").text
+    private func peopleFingerprint(_ database: TestDatabase) throws -> String {
+        try database.fingerprint(["people"])
     }
 
     /// A students file that changes the last name of the first 100 students and adds 20 new ones.
