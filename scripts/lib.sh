@@ -53,3 +53,30 @@ postgres_bin() {
     [ -x "$dir/pg_ctl" ] || { echo "PostgreSQL 15 server binaries not found in $dir" >&2; exit 69; }
     echo "$dir"
 }
+
+# The servers a script started (pg, smtp, ha), newest last: it stops those and only those.
+CRUBATCH_STARTED=()
+
+# Starts scripts/pg's PostgreSQL cluster unless it runs already (then it is left running at the end).
+start_postgres() {
+    scripts/pg status >/dev/null 2>&1 || CRUBATCH_STARTED+=(pg)
+    scripts/pg start
+}
+
+# Starts scripts/smtp-sink's sink unless it runs already.
+start_smtp_sink() {
+    [ -f .smtp/pid ] && kill -0 "$(cat .smtp/pid)" 2>/dev/null || CRUBATCH_STARTED+=(smtp)
+    scripts/smtp-sink start
+}
+
+# Stops what this script started, newest first; for a script's EXIT trap.
+stop_started_services() {
+    local index
+    for (( index = ${#CRUBATCH_STARTED[@]} - 1; index >= 0; index-- )); do
+        case ${CRUBATCH_STARTED[index]} in
+            pg) scripts/pg stop || true ;;
+            smtp) scripts/smtp-sink stop || true ;;
+            ha) scripts/pg-ha stop || true ;;
+        esac
+    done
+}
