@@ -70,7 +70,7 @@ extension Exporter {
             where \(scope.condition) limit 1
             """).rows
         guard let row = rows.first else { return "Cru \(scope.label)" }
-        let (group, ministry, campus) = (try row.decode(String.self, 0), try row.decode(String.self, 1), try row.decode(String.self, 2))
+        let (group, ministry, campus) = try row.decode((String, String, String).self)
         if content == .academicTerms { return "Academic calendar — \(campus)" }
         switch scope {
         case .group: return "\(group) — \(ministry)"
@@ -89,9 +89,9 @@ extension Exporter {
             """).rows
         var problems: [String] = []
         for row in rows {
-            let zone = try row.decode(String.self, 2)
+            let (noun, code, zone) = try row.decode((String, String, String).self)
             if try !calendarTimeZones.contains(zone) {
-                problems.append("\(try row.decode(String.self, 0)) \(String(reflecting: try row.decode(String.self, 1))) has time zone \(String(reflecting: zone))")
+                problems.append("\(noun) \(String(reflecting: code)) has time zone \(String(reflecting: zone))")
             }
         }
         guard problems.isEmpty else {
@@ -134,21 +134,20 @@ extension Exporter {
             order by t.starts_on, c.code, t.code
             """).rows
         return try rows.map { row in
-            let periods = try JSONDecoder().decode([NamedPeriod].self, from: Data(try row.decode(String.self, 8).utf8))
+            let (campusID, campusCode, campusName, timeZone, code, name, firstDay, lastDay, breaksJSON, updated)
+                = try row.decode((Int, String, String, String, String, String, String, String, String, Int64).self)
+            let periods = try JSONDecoder().decode([NamedPeriod].self, from: Data(breaksJSON.utf8))
             let breaks = periods.compactMap { period in
                 Self.localDateTime(period.startsOn).flatMap { first in
                     Self.localDateTime(period.endsOn).map { AcademicTerm.Break(name: period.name, firstDay: first, lastDay: $0) }
                 }
             }
-            guard let first = Self.localDateTime(try row.decode(String.self, 6)),
-                  let last = Self.localDateTime(try row.decode(String.self, 7)) else {
+            guard let first = Self.localDateTime(firstDay), let last = Self.localDateTime(lastDay) else {
                 throw PostgresError(kind: .decoding, message: "a term's dates are not YYYY-MM-DD")
             }
-            return AcademicTerm(campusID: try row.decode(Int.self, 0), campusCode: try row.decode(String.self, 1),
-                                campusName: try row.decode(String.self, 2), timeZone: try row.decode(String.self, 3),
-                                code: try row.decode(String.self, 4), name: try row.decode(String.self, 5),
-                                firstDay: first, lastDay: last, breaks: breaks,
-                                stamp: Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 9))))
+            return AcademicTerm(campusID: campusID, campusCode: campusCode, campusName: campusName, timeZone: timeZone,
+                                code: code, name: name, firstDay: first, lastDay: last, breaks: breaks,
+                                stamp: Date(timeIntervalSince1970: Double(updated)))
         }
     }
 
@@ -167,23 +166,23 @@ extension Exporter {
         let academicYear = (components.month ?? 1) >= 8 ? components.year! : components.year! - 1
         let academicYearStart = CalendarEvent.LocalDateTime(year: academicYear, month: 8, day: 1)
         return try rows.flatMap { row -> [CalendarEvent] in
-            let time = try row.decode(String.self, 3)
-            guard let day = Weekday(name: try row.decode(String.self, 2)),
+            let (code, name, dayName, time, location, timeZone, description, updated, ministry, campusID, firstMeeting,
+                 lastMeeting) = try row.decode((String, String, String, String, String?, String, String?, Int64, String, Int,
+                                                String?, String?).self)
+            guard let day = Weekday(name: dayName),
                   let hour = Int(time.prefix(2)), let minute = Int(time.suffix(2)) else { return [] }
             let weekday = WeeklyRecurrence.Weekday.allCases[day.rawValue]
             let schedule = MeetingSchedule(weekday: weekday, hour: hour, minute: minute,
-                                           firstMeeting: Self.localDateTime(try row.decode(String?.self, 10)),
-                                           lastMeeting: Self.localDateTime(try row.decode(String?.self, 11)))
-            let code = try row.decode(String.self, 0)
-            let stamp = Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 7)))
-            let terms = termsByCampus[try row.decode(Int.self, 9)] ?? []
-            return try schedule.series(terms: terms, academicYearStart: academicYearStart).map { series in
+                                           firstMeeting: Self.localDateTime(firstMeeting),
+                                           lastMeeting: Self.localDateTime(lastMeeting))
+            let stamp = Date(timeIntervalSince1970: Double(updated))
+            let terms = termsByCampus[campusID] ?? []
+            return schedule.series(terms: terms, academicYearStart: academicYearStart).map { series in
                 CalendarEvent(uid: "group-\(code)\(series.term.map { "+" + $0 } ?? "")@crubatch.cru.org",
-                              summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 6),
-                              location: try row.decode(String?.self, 4), start: series.first, end: .minutes(90),
-                              timeZone: try row.decode(String.self, 5),
+                              summary: name, description: description,
+                              location: location, start: series.first, end: .minutes(90), timeZone: timeZone,
                               recurrence: .weekly(WeeklyRecurrence(on: weekday, until: series.until)),
-                              exceptions: series.exceptions, categories: ["Community Group", try row.decode(String.self, 8)],
+                              exceptions: series.exceptions, categories: ["Community Group", ministry],
                               dtstamp: stamp, lastModified: stamp)
             }
         }
@@ -205,11 +204,13 @@ extension Exporter {
             """).rows
         var leftOut: [LeftOutRow] = []
         let events = try rows.compactMap { row -> CalendarEvent? in
-            guard let start = Self.localDateTime(try row.decode(String.self, 2)) else { return nil }
-            let stamp = Date(timeIntervalSince1970: Double(try row.decode(Int64.self, 8)))
-            let allDay = try row.decode(Bool.self, 9)
-            let recurrence = try row.decode(String?.self, 10).map(CalendarEvent.Recurrence.rule)
-            let storedEnd = Self.localDateTime(try row.decode(String?.self, 3))
+            let (code, name, startsAt, endsAt, timeZone, location, url, description, updated, allDay, rule, uid, exceptionList)
+                = try row.decode((String, String, String, String?, String, String?, String?, String?, Int64, Bool, String?,
+                                  String?, String?).self)
+            guard let start = Self.localDateTime(startsAt) else { return nil }
+            let stamp = Date(timeIntervalSince1970: Double(updated))
+            let recurrence = rule.map(CalendarEvent.Recurrence.rule)
+            let storedEnd = Self.localDateTime(endsAt)
             let end: CalendarEvent.End
             if allDay {
                 // An all-day event takes every day it touches, and at least its first.
@@ -219,13 +220,11 @@ extension Exporter {
                 end = storedEnd.map(CalendarEvent.End.at) ?? .minutes(120)
             }
             let exceptions = recurrence == nil ? []
-                : (try row.decode(String?.self, 12) ?? "").split(separator: ",").compactMap { Self.localDateTime(String($0)) }
-            let code = try row.decode(String.self, 0)
+                : (exceptionList ?? "").split(separator: ",").compactMap { Self.localDateTime(String($0)) }
             let event = CalendarEvent(
-                uid: try row.decode(String?.self, 11) ?? "event-\(code)@crubatch.cru.org",
-                summary: try row.decode(String.self, 1), description: try row.decode(String?.self, 7),
-                location: try row.decode(String?.self, 5), url: try row.decode(String?.self, 6),
-                start: allDay ? start.startOfDay : start, end: end, timeZone: try row.decode(String.self, 4),
+                uid: uid ?? "event-\(code)@crubatch.cru.org",
+                summary: name, description: description, location: location, url: url,
+                start: allDay ? start.startOfDay : start, end: end, timeZone: timeZone,
                 isAllDay: allDay, recurrence: recurrence, exceptions: exceptions, categories: ["Event"],
                 dtstamp: stamp, lastModified: stamp)
             if let problem = ICalendarWriter.problem(with: event) {

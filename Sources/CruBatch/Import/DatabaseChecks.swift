@@ -112,8 +112,8 @@ struct DatabaseChecks {
             """ : "select n.cell, n.scope, n.cell from (\(distinctCells)) n where not \(isCode("n.cell"))"
         var names: [ScopedName: [String]] = [:]
         for row in try connection.query(PostgresQuery(namesInCells)).rows {
-            names[ScopedName(text: try row.decode(String.self, 0), scope: try row.decode(String.self, 1)), default: []]
-                .append(try row.decode(String.self, 2))
+            let (text, scope, cell) = try row.decode((String, String, String).self)
+            names[ScopedName(text: text, scope: scope), default: []].append(cell)
         }
         guard let nameColumn = reference.nameColumn else { return ([], names.isEmpty) }
         guard !names.isEmpty else { return ([], true) }
@@ -121,8 +121,8 @@ struct DatabaseChecks {
             select r.\(identifier: reference.keyColumn), r.\(identifier: nameColumn), \(unescaped: reference.scope ?? "''")
             from \(identifier: reference.table) r
             """).rows.map { row in
-            NameMatcher.Candidate(code: try row.decode(String.self, 0), name: try row.decode(String.self, 1),
-                                  scope: try row.decode(String.self, 2))
+            let (code, name, scope) = try row.decode((String, String, String).self)
+            return NameMatcher.Candidate(code: code, name: name, scope: scope)
         })
         var found: (values: [String], scopes: [String], codes: [String], cells: Set<ScopedName>) = ([], [], [], [])
         var several: [ScopedName: [NameMatcher.Candidate]] = [:]
@@ -167,8 +167,8 @@ struct DatabaseChecks {
             where \(unescaped: value) = any(\(texts)::text[]) order by s.line
             """).rows
         let diagnostics = try rows.compactMap { row -> Diagnostic? in
-            let line = try row.decode(Int.self, 0), text = try row.decode(String.self, 1)
-            guard let candidates = several[ScopedName(text: text, scope: try row.decode(String.self, 2))] else { return nil }
+            let (line, text, scope) = try row.decode((Int, String, String).self)
+            guard let candidates = several[ScopedName(text: text, scope: scope)] else { return nil }
             ambiguous.insert(AmbiguousCell(line: line, value: text))
             return diagnostic(line, column: column.name, code: .ambiguousReference,
                               message: "\(reference.noun) \"\(text)\" matches \(candidates.count): "
@@ -234,7 +234,7 @@ struct DatabaseChecks {
             \(unescaped: reference.whereCondition) limit 5000
             """).rows.flatMap { row in try row.values.indices.map { try row.decode(String.self, $0) } }
         return try rows.compactMap { row -> Diagnostic? in
-            let line = try row.decode(Int.self, 0), key = try row.decode(String.self, 1)
+            let (line, key) = try row.decode((Int, String).self)
             if ambiguous.contains(AmbiguousCell(line: line, value: key)) { return nil }
             let named = personal ? "with this email" : "\"\(key)\""
             if let absence = reference.absence {
@@ -290,7 +290,7 @@ struct DatabaseChecks {
             return try connection.query("""
                 select s.line from stage s where \(unescaped: unknown) and \(unescaped: given) order by s.line
                 """).rows.map { row in
-                diagnostic(try row.decode(Int.self, 0), column: detail.name, code: .missingValue,
+                diagnostic(try row.decode(Int.self), column: detail.name, code: .missingValue,
                            message: "\(detail.name) is required for a \(reference.noun) crubatch does not know yet, who is added as a non-member",
                            hint: "give the first and last name (and a phone) of someone not in students.csv or leaders.csv")
             }
@@ -307,7 +307,7 @@ struct DatabaseChecks {
             return try connection.query("""
                 select s.line from stage s where \(unescaped: cell(name)) is null and (\(unescaped: given)) order by s.line
                 """).rows.map { row in
-                diagnostic(try row.decode(Int.self, 0), column: name, code: .missingValue,
+                diagnostic(try row.decode(Int.self), column: name, code: .missingValue,
                            message: "\(name) is empty, but \(others.joined(separator: " and ")) is given",
                            hint: "give \(columns.joined(separator: " and ")) together, or leave them all empty")
             }
@@ -324,8 +324,9 @@ struct DatabaseChecks {
             order by s.line
             """).rows
         return try rows.map { row in
-            diagnostic(try row.decode(Int.self, 0), column: column.name, code: .invalidChoice,
-                       message: "time zone \"\(try row.decode(String.self, 1))\" is not known to this PostgreSQL server",
+            let (line, zone) = try row.decode((Int, String).self)
+            return diagnostic(line, column: column.name, code: .invalidChoice,
+                       message: "time zone \"\(zone)\" is not known to this PostgreSQL server",
                        hint: "update the time zone data (tzdata) of the database server, or use an older name of the zone")
         }
     }
@@ -346,7 +347,7 @@ struct DatabaseChecks {
         guard let list else {
             let rows = try connection.query("select s.line from stage s where \(unescaped: needsZone) order by s.line").rows
             return try rows.map { row in
-                diagnostic(try row.decode(Int.self, 0), column: column, code: .assumedValue,
+                diagnostic(try row.decode(Int.self), column: column, code: .assumedValue,
                            message: "no \(column) given: \(defaultZone) (the default) is used",
                            hint: "give the \(spec.kind.noun)'s zone, e.g. America/Denver or Mountain")
             }
@@ -359,7 +360,8 @@ struct DatabaseChecks {
             where \(unescaped: needsZone)
             group by s.line order by s.line
             """).rows.map { row in
-            (line: try row.decode(Int.self, 0), zones: try row.decode(Int.self, 1), names: try row.decode(String?.self, 2))
+            let (line, zones, names) = try row.decode((Int, Int, String?).self)
+            return (line: line, zones: zones, names: names)
         }
         let inherited = rows.filter { $0.zones == 1 }
         if !inherited.isEmpty {
@@ -386,7 +388,7 @@ struct DatabaseChecks {
             where n.\(identifier: end) \(unescaped: strictly ? "<=" : "<") n.\(identifier: start) order by n.line
             """).rows
         return try rows.map { row in
-            diagnostic(try row.decode(Int.self, 0), column: end, code: .outOfRange,
+            diagnostic(try row.decode(Int.self), column: end, code: .outOfRange,
                        message: "\(end) is \(strictly ? "not after" : "before") \(start)",
                        hint: "check the two dates; the end must \(strictly ? "come after" : "not come before") the start")
         }
@@ -415,15 +417,13 @@ struct DatabaseChecks {
             order by n.line
             """).rows
         return try rows.map { row in
-            let line = try row.decode(Int.self, 0)
-            if let skipped = try row.decode(String?.self, 4)?.split(separator: "|") {
-                let zone = try row.decode(String.self, 3), end = try row.decode(String.self, 2)
+            let (line, same, end, zone, skippedHour) = try row.decode((Int, Bool, String, String, String?).self)
+            if let skipped = skippedHour?.split(separator: "|") {
                 return diagnostic(line, column: "starts_at", code: .outOfRange,
                                   message: "starts_at \(skipped[0]) does not exist in \(zone) (the clocks skip that "
                                       + "hour) and is read as \(skipped[1]), which is not before ends_at \(end)",
                                   hint: "give the time the event really starts, outside the hour the clocks skip")
             }
-            let same = try row.decode(Bool.self, 1)
             return diagnostic(line, column: "ends_at", code: .outOfRange,
                               message: same ? "ends_at is the same time as starts_at: an event ends after it starts"
                                   : "ends_at is before starts_at",
@@ -443,8 +443,9 @@ struct DatabaseChecks {
             order by n.line, p->>'starts_on'
             """).rows
         return try rows.map { row in
-            diagnostic(try row.decode(Int.self, 0), column: periods, code: .outOfRange,
-                       message: "\(try row.decode(String.self, 1)) (\(try row.decode(String.self, 2))) falls outside \(start)..\(end), \(try row.decode(String.self, 3))",
+            let (line, name, dates, term) = try row.decode((Int, String, String, String).self)
+            return diagnostic(line, column: periods, code: .outOfRange,
+                       message: "\(name) (\(dates)) falls outside \(start)..\(end), \(term)",
                        hint: "a break lies inside its term: check its dates, or the term's")
         }
     }
@@ -464,11 +465,11 @@ struct DatabaseChecks {
             order by n.line
             """).rows
         return try rows.map { row in
-            let line = try row.decode(Int.self, 0), first = try row.decode(Int.self, 2)
+            let (line, value, first) = try row.decode((Int, String, Int).self)
             let what = first < line ? "appears more than once in the file (first on line \(first))"
                 : "is already the \(column.name) of another \(spec.kind.noun)"
             return diagnostic(line, column: column.name, code: .duplicateKey,
-                              message: "\(column.name) \"\(try row.decode(String.self, 1))\" \(what)",
+                              message: "\(column.name) \"\(value)\" \(what)",
                               hint: "a \(column.name) names one row only; keep it on one of them")
         }
     }
@@ -505,8 +506,9 @@ struct DatabaseChecks {
             order by i.line
             """).rows
         return try rows.map { row in
-            diagnostic(try row.decode(Int.self, 0), column: "group", code: .overCapacity,
-                       message: "group \"\(try row.decode(String.self, 1))\" is full: capacity \(try row.decode(Int.self, 2)), \(try row.decode(Int.self, 3)) members now and earlier rows of this file fill it",
+            let (line, group, capacity, members) = try row.decode((Int, String, Int, Int).self)
+            return diagnostic(line, column: "group", code: .overCapacity,
+                       message: "group \"\(group)\" is full: capacity \(capacity), \(members) members now and earlier rows of this file fill it",
                        hint: "raise the group's capacity in groups.csv or place the student in another group")
         }
     }

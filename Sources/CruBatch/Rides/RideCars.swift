@@ -69,10 +69,7 @@ struct RideCars: Encodable {
             """).rows.first else {
             throw CruBatchError.usage("no event \(code): check the code (see `crubatch export events`)")
         }
-        let id = try row.decode(Int.self, 0), zone = try row.decode(String.self, 6)
-        let event = Event(code: try row.decode(String.self, 1), name: try row.decode(String.self, 2),
-                          startsAt: try row.decode(String.self, 3), location: try row.decode(String?.self, 4),
-                          rideshare: try row.decode(String.self, 5))
+        let (id, event, zone) = try row.decode((Int, Event, String).self)
         var passengers: [Int: [Passenger]] = [:]
         for row in try connection.query("""
             select p.offer_id, r.id, q.first_name, q.last_name, q.email, q.phone, string_agg(p.leg, ';' order by p.leg = 'from'),
@@ -83,11 +80,8 @@ struct RideCars: Encodable {
             group by p.offer_id, r.id, q.first_name, q.last_name, q.email, q.phone
             order by q.last_name, q.first_name, q.email
             """).rows {
-            passengers[try row.decode(Int.self, 0), default: []].append(Passenger(
-                request: try row.decode(Int.self, 1), firstName: try row.decode(String.self, 2),
-                lastName: try row.decode(String.self, 3), email: try row.decode(String.self, 4),
-                phone: try row.decode(String?.self, 5), legs: try row.decode(String.self, 6).split(separator: ";").map(String.init),
-                pickupLocation: try row.decode(String.self, 7), postalCode: try row.decode(String?.self, 8)))
+            let (offer, passenger) = try row.decode((Int, Passenger).self)
+            passengers[offer, default: []].append(passenger)
         }
         let cars = try connection.query("""
             select o.id, d.first_name, d.last_name, d.email, d.phone, o.direction,
@@ -98,15 +92,11 @@ struct RideCars: Encodable {
             where o.event_id = \(id) and \(unescaped: KindCatalog.rideCancelled.isCurrent(over: "o"))
             order by coalesce(o.departs_to, o.departs_from), d.last_name, d.first_name, d.email
             """).rows.map { row in
-            let offer = try row.decode(Int.self, 0)
-            return Car(offer: offer,
-                       driver: Driver(firstName: try row.decode(String.self, 1), lastName: try row.decode(String.self, 2),
-                                      email: try row.decode(String.self, 3), phone: try row.decode(String?.self, 4)),
-                       direction: try row.decode(String.self, 5), departsTo: try row.decode(String?.self, 6),
-                       departsFrom: try row.decode(String?.self, 7), pickupLocation: try row.decode(String.self, 8),
-                       latitude: try row.decode(Double?.self, 9), longitude: try row.decode(Double?.self, 10),
-                       postalCode: try row.decode(String?.self, 11), seats: try row.decode(Int.self, 12),
-                       passengers: passengers[offer] ?? [])
+            let (offer, driver, direction, departsTo, departsFrom, pickupLocation, latitude, longitude, postalCode, seats)
+                = try row.decode((Int, Driver, String, String?, String?, String, Double?, Double?, String?, Int).self)
+            return Car(offer: offer, driver: driver, direction: direction, departsTo: departsTo, departsFrom: departsFrom,
+                       pickupLocation: pickupLocation, latitude: latitude, longitude: longitude, postalCode: postalCode,
+                       seats: seats, passengers: passengers[offer] ?? [])
         }
         return RideCars(event: event, cars: cars)
     }
@@ -139,5 +129,32 @@ extension RideCars.Car {
                           PeopleText.phone(passenger.phone), passenger.ridesText, passenger.pickupLocation])
         }
         return lines
+    }
+}
+
+
+extension RideCars.Event: PostgresRowDecodable {
+    /// Reads code, name, start, location and ride sharing, in that order.
+    init(cells: inout PostgresCells) throws(PostgresError) {
+        self.init(code: try cells.next(String.self), name: try cells.next(String.self), startsAt: try cells.next(String.self),
+                  location: try cells.next(String?.self), rideshare: try cells.next(String.self))
+    }
+}
+
+extension RideCars.Driver: PostgresRowDecodable {
+    /// Reads first name, last name, email and phone, in that order.
+    init(cells: inout PostgresCells) throws(PostgresError) {
+        self.init(firstName: try cells.next(String.self), lastName: try cells.next(String.self),
+                  email: try cells.next(String.self), phone: try cells.next(String?.self))
+    }
+}
+
+extension RideCars.Passenger: PostgresRowDecodable {
+    /// Reads the request's id, first and last name, email, phone, the legs (`to;from`), pickup and postal code.
+    init(cells: inout PostgresCells) throws(PostgresError) {
+        self.init(request: try cells.next(Int.self), firstName: try cells.next(String.self),
+                  lastName: try cells.next(String.self), email: try cells.next(String.self), phone: try cells.next(String?.self),
+                  legs: try cells.next(String.self).split(separator: ";").map(String.init),
+                  pickupLocation: try cells.next(String.self), postalCode: try cells.next(String?.self))
     }
 }

@@ -93,10 +93,11 @@ public struct RidesPairRun {
             """).rows.first else {
             throw CruBatchError.usage("no event \(code): check the code (see `crubatch export events`)")
         }
-        guard try row.decode(Bool.self, 1) else {
+        let (rideshare, current) = try row.decode((String, Bool).self)
+        guard current else {
             throw CruBatchError.usage("event \(code) is archived: it pairs no rides")
         }
-        guard try row.decode(String.self, 0) != "no" else {
+        guard rideshare != "no" else {
             throw CruBatchError.usage("event \(code) does not share rides (its rideshare is no in events.csv)")
         }
     }
@@ -132,7 +133,8 @@ struct RideShareEvents {
             where e.rideshare <> 'no' and \(unescaped: Retirement.archive.isCurrent(over: "e")) and \(which)
             order by e.code
             """).rows.map { row in
-            (id: try row.decode(Int.self, 0), code: try row.decode(String.self, 1), shares: try row.decode(String.self, 2))
+            let (id, code, shares) = try row.decode((Int, String, String).self)
+            return (id: id, code: code, shares: shares)
         }
         let ids = events.map(\.id)
         var offers: [Int: [Offer]] = [:], requests: [Int: [Request]] = [:], kept: [Int: [RidePair]] = [:]
@@ -148,19 +150,20 @@ struct RideShareEvents {
             where o.event_id = any(\(ids)::bigint[]) and \(unescaped: KindCatalog.rideCancelled.isCurrent(over: "o"))
             order by o.id for no key update of o
             """).rows {
-            let event = try row.decode(Int.self, 0)
-            let legs = Self.legs(try row.decode(String.self, 2)).intersection(ways[event] ?? [])
+            let (event, id, direction, seats, epochTo, epochFrom, textTo, textFrom, pickup, driverID, name, email)
+                = try row.decode((Int, Int, String, Int, Double?, Double?, String?, String?, PickupPoint, Int, String,
+                                  String).self)
+            let legs = Self.legs(direction).intersection(ways[event] ?? [])
             var departures: [RideLeg: Date] = [:], leaves: [RideLeg: String] = [:]
-            for (leg, column) in [(RideLeg.to, 4), (.from, 5)] where legs.contains(leg) {
-                guard let epoch = try row.decode(Double?.self, column),
-                      let text = try row.decode(String?.self, column + 2) else { continue }
+            for (leg, epoch, text) in [(RideLeg.to, epochTo, textTo), (.from, epochFrom, textFrom)] where legs.contains(leg) {
+                guard let epoch, let text else { continue }
                 departures[leg] = Date(timeIntervalSince1970: epoch)
                 leaves[leg] = text
             }
-            let offer = RideOffer(id: Int64(try row.decode(Int.self, 1)), departures: departures,
-                                  seats: try row.decode(Int.self, 3), pickup: try Self.pickup(row, from: 8),
-                                  driverID: Int64(try row.decode(Int.self, 12)))
-            offers[event, default: []].append(Offer(offer: offer, driver: try Self.person(row, from: 13), leaves: leaves))
+            let offer = RideOffer(id: Int64(id), departures: departures, seats: seats, pickup: pickup,
+                                  driverID: Int64(driverID))
+            offers[event, default: []].append(Offer(offer: offer, driver: RidesPairReport.Person(name: name, email: email),
+                                                    leaves: leaves))
         }
         for row in try connection.query("""
             select r.event_id, r.id, r.direction,
@@ -171,28 +174,27 @@ struct RideShareEvents {
             where r.event_id = any(\(ids)::bigint[]) and \(unescaped: KindCatalog.rideCancelled.isCurrent(over: "r"))
             order by r.id for no key update of r
             """).rows {
-            let event = try row.decode(Int.self, 0)
-            let direction = try row.decode(String.self, 2)
-            let earliest = try row.decode(Double?.self, 3).map(Date.init(timeIntervalSince1970:)) ?? .distantPast
-            let latest = try row.decode(Double?.self, 4).map(Date.init(timeIntervalSince1970:)) ?? .distantFuture
+            let (event, id, direction, earliestEpoch, latestEpoch, pickup, passengerID, name, email)
+                = try row.decode((Int, Int, String, Double?, Double?, PickupPoint, Int, String, String).self)
+            let earliest = earliestEpoch.map(Date.init(timeIntervalSince1970:)) ?? .distantPast
+            let latest = latestEpoch.map(Date.init(timeIntervalSince1970:)) ?? .distantFuture
             // The window is for the way there; for a request back only, for the way back.
             var windows: [RideLeg: ClosedRange<Date>] = [:]
             for leg in Self.legs(direction).intersection(ways[event] ?? []) {
                 windows[leg] = leg == .to || direction == "from" ? earliest...latest : .distantPast ... .distantFuture
             }
-            let request = RideRequest(id: Int64(try row.decode(Int.self, 1)), windows: windows,
-                                      pickup: try Self.pickup(row, from: 5),
-                                      passengerID: Int64(try row.decode(Int.self, 9)))
-            requests[event, default: []].append(Request(request: request, passenger: try Self.person(row, from: 10)))
+            let request = RideRequest(id: Int64(id), windows: windows, pickup: pickup, passengerID: Int64(passengerID))
+            requests[event, default: []].append(Request(request: request,
+                                                        passenger: RidesPairReport.Person(name: name, email: email)))
         }
         for row in try connection.query("""
             select o.event_id, p.offer_id, p.request_id, p.leg
             from ride_pairings p join ride_offers o on o.id = p.offer_id
             where o.event_id = any(\(ids)::bigint[]) and p.ended_at is null
             """).rows {
-            kept[try row.decode(Int.self, 0), default: []].append(RidePair(
-                requestID: Int64(try row.decode(Int.self, 2)), offerID: Int64(try row.decode(Int.self, 1)),
-                leg: RideLeg(rawValue: try row.decode(String.self, 3)) ?? .to))
+            let (event, offerID, requestID, leg) = try row.decode((Int, Int, Int, String).self)
+            kept[event, default: []].append(RidePair(requestID: Int64(requestID), offerID: Int64(offerID),
+                                                     leg: RideLeg(rawValue: leg) ?? .to))
         }
         return events.map {
             RideShareEvents(code: $0.code, offers: offers[$0.id] ?? [], requests: requests[$0.id] ?? [],
@@ -204,19 +206,15 @@ struct RideShareEvents {
     static func legs(_ direction: String) -> Set<RideLeg> {
         direction == "both" ? [.to, .from] : Set(RideLeg(rawValue: direction).map { [$0] } ?? [])
     }
+}
 
-    /// Location, latitude, longitude and postal code from four columns.
-    private static func pickup(_ row: PostgresRow, from column: Int) throws -> PickupPoint {
-        var coordinate: Coordinate?
-        if let latitude = try row.decode(Double?.self, column + 1),
-           let longitude = try row.decode(Double?.self, column + 2) {
-            coordinate = Coordinate(latitude: latitude, longitude: longitude)
-        }
-        return PickupPoint(place: try row.decode(String.self, column), coordinate: coordinate,
-                           postalCode: try row.decode(String?.self, column + 3))
-    }
-
-    private static func person(_ row: PostgresRow, from column: Int) throws -> RidesPairReport.Person {
-        RidesPairReport.Person(name: try row.decode(String.self, column), email: try row.decode(String.self, column + 1))
+extension PickupPoint: PostgresRowDecodable {
+    /// Reads location, latitude, longitude and postal code, in that order; a coordinate needs both halves.
+    init(cells: inout PostgresCells) throws(PostgresError) {
+        let (place, latitude, longitude) = (try cells.next(String.self), try cells.next(Double?.self),
+                                            try cells.next(Double?.self))
+        self.init(place: place, coordinate: latitude.flatMap { latitude in
+            longitude.map { Coordinate(latitude: latitude, longitude: $0) }
+        }, postalCode: try cells.next(String?.self))
     }
 }
