@@ -22,9 +22,9 @@ struct ProducerCalendarTests {
             let end: String
         }
 
+        /// A line a robust reader warns about (skipped or not).
         struct Warning: Decodable {
             let line: Int
-            let skipped: Bool
         }
 
         struct Event: Decodable {
