@@ -17,6 +17,7 @@ struct ProducerCalendarTests {
 
     /// NAME.expected.json, as oracle.py wrote it.
     struct Expected: Decodable {
+        /// The days whose occurrences `occurrences_in` lists: from `start`, before `end`.
         struct Window: Decodable {
             let start: String
             let end: String
@@ -27,6 +28,7 @@ struct ProducerCalendarTests {
             let line: Int
         }
 
+        /// One VEVENT as icalendar reads it (see fixtures/README.md).
         struct Event: Decodable {
             let line: Int
             let uid: String?
