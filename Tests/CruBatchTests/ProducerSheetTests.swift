@@ -30,35 +30,40 @@ struct ProducerSheetTests {
         return nil
     }
 
+    /// What importing `path` as `kind` on central-coast says on stderr, when it is refused as unreadable
+    /// (65); the database, for what follows.
+    static func refusal(_ path: String, as kind: String) throws -> (database: TestDatabase, stderr: String) {
+        let database = try TestDatabase(importing: "central-coast")
+        let result = try database.run(["import", kind, path])
+        #expect(result.status == 65, "\(result.stderr)")
+        return (database, result.stderr)
+    }
+
     @Test(
         "a sheet whose headers name no column: the error names the sheet, lists its columns, the closest to each missing one and the --map line"
     )
     func headersToRename() throws {
-        let database = try TestDatabase(importing: "central-coast")
         let path = TestEnvironment.fixture("headers/contacts.xlsx")
-        let result = try database.run(["import", "students", path])
-        #expect(result.status == 65)
-        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let stderr = try Self.refusal(path, as: "students").stderr
+        let lines = stderr.split(separator: "\n").map(String.init)
         #expect(
             lines.first == "\(path):Contacts!1: error[missing-column]: required columns \"email\", \"first_name\", "
                 + "\"last_name\" missing; the sheet has columns A \"Contact Name\", B \"Contact Number\", C \"City \"")
         #expect(
             lines.dropFirst().first == "  hint: closest: first_name and last_name: A \"Contact Name\", a whole name to "
                 + "split; email: none. Add a column email; then --map 'Contact Name=first_name+last_name' loads it")
-        #expect(!result.stderr.contains("students.csv"))
+        #expect(!stderr.contains("students.csv"))
     }
 
     @Test("a header cell merged over two columns is named as merged, not as a column without a name")
     func mergedHeaderCell() throws {
-        let database = try TestDatabase(importing: "central-coast")
         let path = TestEnvironment.fixture("headers/merged-header.xlsx")
-        let result = try database.run(["import", "students", path])
-        #expect(result.status == 65)
+        let (database, stderr) = try Self.refusal(path, as: "students")
         #expect(
-            result.stderr.hasPrefix(
+            stderr.hasPrefix(
                 "\(path):'Sign-ups'!B1: error[blank-header]: column B has no name: its header "
                     + "cell is part of the merged cell A1:B1 (\"Student Name\"), which names one column\n"
-                    + "  hint: unmerge A1:B1 and give each of its columns a name of its own"), "\(result.stderr)")
+                    + "  hint: unmerge A1:B1 and give each of its columns a name of its own"), "\(stderr)")
         #expect(try database.count("select count(*) from people where email = 'ana.flores@calpoly.edu'") == 0)
     }
 
@@ -79,10 +84,8 @@ struct ProducerSheetTests {
 
     @Test("a Google Forms export loads as students with the --map line its error proposes, or with a saved map file")
     func formsAsStudents() throws {
-        let database = try TestDatabase(importing: "central-coast")
-        let refused = try database.run(["import", "students", Self.interest])
-        #expect(refused.status == 65)
-        let map = try #require(Self.proposedMap(in: refused.stderr), "\(refused.stderr)")
+        let (database, refused) = try Self.refusal(Self.interest, as: "students")
+        let map = try #require(Self.proposedMap(in: refused), "\(refused)")
         #expect(
             map == "Full Name=first_name+last_name,What is your phone number?=phone,What year are you in school?="
                 + "school_year,Which campus do you attend?=campus,Which ministries are you interested in?=ministries")
@@ -122,11 +125,9 @@ struct ProducerSheetTests {
     @Test(
         "a Google Forms check-in loads as attendance with its map file: known people by phone and name, new ones added")
     func formsAsAttendance() throws {
-        let database = try TestDatabase(importing: "central-coast")
-        let refused = try database.run(["import", "attendance", Self.checkIn])
-        #expect(refused.status == 65)
+        let (database, refused) = try Self.refusal(Self.checkIn, as: "attendance")
         #expect(
-            Self.proposedMap(in: refused.stderr)
+            Self.proposedMap(in: refused)
                 == "Full Name=first_name+last_name,Which event are you at?=event,What year are you in school?=school_year"
         )
         let result = try database.run([
