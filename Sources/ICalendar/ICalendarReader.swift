@@ -31,6 +31,10 @@ public struct CalendarComponent: Sendable, Equatable {
     public let line: Int
     public fileprivate(set) var properties: [ContentLine] = []
     public fileprivate(set) var components: [CalendarComponent] = []
+    /// The lines inside it, not in a nested component, that hold no content line this reader can use
+    /// (a folded line that lost its leading space, a line that is not UTF-8): skipped, each with the
+    /// lines folded onto it.
+    public fileprivate(set) var unreadableLines: [ICalendarSyntaxError] = []
 
     /// The first property with this (upper-case) name.
     public func property(_ name: String) -> ContentLine? { properties.first { $0.name == name } }
@@ -40,13 +44,25 @@ public struct CalendarComponent: Sendable, Equatable {
 /// mark, as Outlook saves "Unicode" calendars, is transcoded first), lines ending in CRLF
 /// or LF, folded lines joined (a line starting with a space or a tab continues the one before, even
 /// inside a UTF-8 sequence), content lines split into name, parameters and value, and BEGIN/END
-/// nesting checked. It knows no property's meaning; `ICalendarFile` reads the events.
+/// nesting checked. Lenient as a calendar reader should be, it makes a line inside a component that
+/// cannot be read that component's problem (`unreadableLines`), not the file's: only a broken
+/// nesting, a line outside every VCALENDAR or a NUL byte stops the file. It knows no property's
+/// meaning; `ICalendarFile` reads the events.
 public enum ICalendarReader {
     /// Every top-level component (a file normally holds one VCALENDAR).
     public static func components(of bytes: [UInt8]) throws(ICalendarSyntaxError) -> [CalendarComponent] {
         var stack: [CalendarComponent] = []
         var finished: [CalendarComponent] = []
-        for line in try contentLines(of: try utf8Text(of: bytes)) {
+        for read in try contentLines(of: try utf8Text(of: bytes)) {
+            let line: ContentLine
+            switch read {
+            case .success(let content):
+                line = content
+            case .failure(let unreadable):
+                guard !stack.isEmpty else { throw unreadable }
+                stack[stack.count - 1].unreadableLines.append(unreadable)
+                continue
+            }
             switch line.name {
             case "BEGIN":
                 stack.append(CalendarComponent(name: line.value.uppercased(), line: line.line))
@@ -129,15 +145,22 @@ public enum ICalendarReader {
         return (units, bytes.count % 2 == 0)
     }
 
-    /// The unfolded content lines, each with its first physical line; empty lines are skipped.
-    static func contentLines(of bytes: [UInt8]) throws(ICalendarSyntaxError) -> [ContentLine] {
-        var lines: [ContentLine] = []
+    /// The unfolded content lines, each with its first physical line, or why it cannot be read; empty
+    /// lines are skipped. Throws only for a NUL byte: the file is no text.
+    static func contentLines(of bytes: [UInt8]) throws(ICalendarSyntaxError) -> [Result<ContentLine, ICalendarSyntaxError>] {
+        var lines: [Result<ContentLine, ICalendarSyntaxError>] = []
         var pending: [UInt8] = []
         var pendingLine = 0
         var physical = 0
         var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        func flush() throws(ICalendarSyntaxError) {
-            if !pending.isEmpty { lines.append(try parse(pending, line: pendingLine)) }
+        func flush() {
+            if !pending.isEmpty {
+                do {
+                    lines.append(.success(try parse(pending, line: pendingLine)))
+                } catch {
+                    lines.append(.failure(error))
+                }
+            }
             pending.removeAll(keepingCapacity: true)
         }
         while start < bytes.count {
@@ -151,13 +174,13 @@ public enum ICalendarReader {
             if let first = text.first, first == 0x20 || first == 0x09, !pending.isEmpty {
                 pending.append(contentsOf: text.dropFirst())
             } else {
-                try flush()
+                flush()
                 pending.append(contentsOf: text)
                 pendingLine = physical
             }
             start = end + 1
         }
-        try flush()
+        flush()
         return lines
     }
 

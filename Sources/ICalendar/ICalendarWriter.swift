@@ -9,7 +9,8 @@ import Foundation
 /// sequence; TEXT values escape `\`, `;`, `,` and newlines.
 ///
 /// Every time zone a timed event uses gets one VTIMEZONE built from the system
-/// time zone database (all-day events are written without a zone): the
+/// time zone database (all-day events are written without a zone, which only
+/// `X-CRUBATCH-TIMEZONE` names): the
 /// transitions found in `years` (plus the one in force when the range begins),
 /// grouped into STANDARD and DAYLIGHT observances with a DTSTART and an RDATE
 /// list. A zone without transitions, such as `America/Phoenix` or
@@ -163,6 +164,11 @@ public struct ICalendarWriter: Sendable {
             break
         }
         if !event.exceptions.isEmpty { out.add(times("EXDATE", event.exceptions)) }
+        // Dates carry no zone: the zone of an all-day event is written beside them, for a reader that
+        // keeps one (crubatch's own reads it back; other programs ignore it).
+        if event.isAllDay && ICalFormat.timeZone(event.timeZone) != nil {
+            out.add(VEventReader.allDayZoneProperty + ":" + event.timeZone)
+        }
         out.add("SUMMARY:" + ICalFormat.text(event.summary))
         if let description = event.description { out.add("DESCRIPTION:" + ICalFormat.text(description)) }
         if let location = event.location { out.add("LOCATION:" + ICalFormat.text(location)) }

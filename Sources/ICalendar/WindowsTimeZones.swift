@@ -1,11 +1,90 @@
 import Foundation
 
 /// The Windows time zone names Outlook and Exchange write as TZID (`Pacific Standard Time`), each
-/// with the tz database zone the Unicode CLDR maps it to for its main region.
+/// with the tz database zone the Unicode CLDR maps it to for its main region; and the display names
+/// Outlook writes as TZID instead (`(UTC-05:00) Eastern Time (US & Canada)`), each with its Windows
+/// name, as Windows has shown them since XP.
 enum WindowsTimeZones {
     static func zone(named windowsName: String) -> String? { byName[windowsName.lowercased()] }
 
-    private static let byName: [String: String] = Dictionary(uniqueKeysWithValues: """
+    /// The zone of a display name, with or without its offset in front (`(GMT-08:00) `, `(UTC-05:00) `,
+    /// Zimbra's `(GMT-08.00) `, `(UTC) `).
+    static func zone(forDisplayName displayName: String) -> String? {
+        var name = Substring(displayName.trimmingCharacters(in: .whitespaces))
+        if name.hasPrefix("("), let close = name.firstIndex(of: ")"),
+           name[name.index(after: name.startIndex)..<close].allSatisfy({ "GMTUC+-:.0123456789 ".contains($0) }) {
+            name = name[name.index(after: close)...]
+        }
+        return windowsNameByDisplayName[name.trimmingCharacters(in: .whitespaces).lowercased()].flatMap(zone(named:))
+    }
+
+    /// Every zone the table maps a Windows name to, in the table's order.
+    static let zones: [String] = table.map(\.zone).reduce(into: []) { zones, zone in
+        if !zones.contains(zone) { zones.append(zone) }
+    }
+
+    private static let byName = Dictionary(table.map { ($0.windowsName.lowercased(), $0.zone) }) { first, _ in first }
+
+    private static let windowsNameByDisplayName: [String: String] = Dictionary(uniqueKeysWithValues: """
+        Abu Dhabi, Muscat=Arabian Standard Time
+        Adelaide=Cen. Australia Standard Time
+        Alaska=Alaskan Standard Time
+        Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna=W. Europe Standard Time
+        Arizona=US Mountain Standard Time
+        Athens, Bucharest=GTB Standard Time
+        Athens, Bucharest, Istanbul=GTB Standard Time
+        Atlantic Time (Canada)=Atlantic Standard Time
+        Auckland, Wellington=New Zealand Standard Time
+        Baghdad=Arabic Standard Time
+        Bangkok, Hanoi, Jakarta=SE Asia Standard Time
+        Beijing, Chongqing, Hong Kong, Urumqi=China Standard Time
+        Belgrade, Bratislava, Budapest, Ljubljana, Prague=Central Europe Standard Time
+        Bogota, Lima, Quito=SA Pacific Standard Time
+        Bogota, Lima, Quito, Rio Branco=SA Pacific Standard Time
+        Brasilia=E. South America Standard Time
+        Brisbane=E. Australia Standard Time
+        Brussels, Copenhagen, Madrid, Paris=Romance Standard Time
+        Cairo=Egypt Standard Time
+        Canberra, Melbourne, Sydney=AUS Eastern Standard Time
+        Caracas=Venezuela Standard Time
+        Central America=Central America Standard Time
+        Central Time (US & Canada)=Central Standard Time
+        Chennai, Kolkata, Mumbai, New Delhi=India Standard Time
+        Coordinated Universal Time=UTC
+        Darwin=AUS Central Standard Time
+        Dublin, Edinburgh, Lisbon, London=GMT Standard Time
+        Eastern Time (US & Canada)=Eastern Standard Time
+        Greenwich Mean Time : Dublin, Edinburgh, Lisbon, London=GMT Standard Time
+        Guadalajara, Mexico City, Monterrey=Central Standard Time (Mexico)
+        Harare, Pretoria=South Africa Standard Time
+        Hawaii=Hawaiian Standard Time
+        Helsinki, Kyiv, Riga, Sofia, Tallinn, Vilnius=FLE Standard Time
+        Helsinki, Kiev, Riga, Sofia, Tallinn, Vilnius=FLE Standard Time
+        Indiana (East)=US Eastern Standard Time
+        Jerusalem=Israel Standard Time
+        Kuala Lumpur, Singapore=Singapore Standard Time
+        Kuwait, Riyadh=Arab Standard Time
+        Monrovia, Reykjavik=Greenwich Standard Time
+        Moscow, St. Petersburg=Russian Standard Time
+        Moscow, St. Petersburg, Volgograd=Russian Standard Time
+        Mountain Time (US & Canada)=Mountain Standard Time
+        Nairobi=E. Africa Standard Time
+        Newfoundland=Newfoundland Standard Time
+        Pacific Time (US & Canada)=Pacific Standard Time
+        Pacific Time (US & Canada); Tijuana=Pacific Standard Time
+        Perth=W. Australia Standard Time
+        Santiago=Pacific SA Standard Time
+        Sarajevo, Skopje, Warsaw, Zagreb=Central European Standard Time
+        Saskatchewan=Canada Central Standard Time
+        Seoul=Korea Standard Time
+        Taipei=Taipei Standard Time
+        Tokyo, Osaka, Sapporo=Tokyo Standard Time
+        """.split(separator: "\n").map { line in
+            let pair = line.split(separator: "=")
+            return (pair[0].trimmingCharacters(in: .whitespaces).lowercased(), String(pair[1]))
+        })
+
+    private static let table: [(windowsName: String, zone: String)] = """
         AUS Central Standard Time=Australia/Darwin
         AUS Eastern Standard Time=Australia/Sydney
         Afghanistan Standard Time=Asia/Kabul
@@ -147,6 +226,6 @@ enum WindowsTimeZones {
         Yukon Standard Time=America/Whitehorse
         """.split(separator: "\n").map { line in
             let pair = line.split(separator: "=")
-            return (pair[0].trimmingCharacters(in: .whitespaces).lowercased(), String(pair[1]))
-        })
+            return (pair[0].trimmingCharacters(in: .whitespaces), String(pair[1]))
+        }
 }

@@ -35,7 +35,7 @@ public final class XLSXTableReader: TableReader {
     /// Opens `sheet` (default: the first visible sheet) and reads its header row. Throws a
     /// `WorkbookError` when the file is not a workbook or lacks the sheet, and a `Diagnostic`
     /// (`empty-file`, `blank-header`, `duplicate-header`, `malformed-workbook`) when its header
-    /// cannot be read.
+    /// cannot be read; a header cell left empty by a merge is named as part of its merged cell.
     public init(path: String, displayName: String? = nil, sheet: String? = nil,
                 limits: WorkbookLimits = WorkbookLimits()) throws {
         let workbook = try XLSXWorkbook(path: path, limits: limits)
@@ -52,7 +52,9 @@ public final class XLSXTableReader: TableReader {
         }
         guard var headerRow = first else { throw TableHeader.missing(file: file, sheet: chosen.name) }
         while headerRow.cells.last?.isEmpty == true { headerRow.cells.removeLast() }
-        self.tableHeader = try TableHeader(names: headerRow.cells, line: headerRow.number, file: file, sheet: chosen.name)
+        self.tableHeader = try Self.header(headerRow, file: file, sheet: chosen.name) {
+            MergedRange.all(packagePath: path, part: chosen.part, limits: limits)
+        }
         if headerRow.number != 1 { warnings.append(TableHeader.blankBefore(file: file, sheet: chosen.name)) }
         self.displayName = file
         self.sheet = chosen.name
@@ -96,6 +98,34 @@ public final class XLSXTableReader: TableReader {
                    field: cell.column <= header.count ? header[cell.column - 1] : nil, code: .uncalculatedFormula,
                    message: "the formula =\(cell.formula) has no saved value (the program that wrote the file does not calculate formulas)",
                    hint: "open the file in Excel or LibreOffice and save it, or type the value instead of the formula")
+    }
+
+    /// The checked header of a sheet; a `blank-header` error of a cell that is part of a merged cell
+    /// (of `merges`, read only then) says so.
+    private static func header(_ row: SheetRow, file: String, sheet: String,
+                               merges: () -> [MergedRange]) throws(Diagnostic) -> TableHeader {
+        do throws(Diagnostic) {
+            return try TableHeader(names: row.cells, line: row.number, file: file, sheet: sheet)
+        } catch {
+            guard error.code == .blankHeader else { throw error }
+            throw merged(error, row: row, ranges: merges()) ?? error
+        }
+    }
+
+    /// The `blank-header` error of a header cell that is part of a merged cell, saying so; nil when the
+    /// cell is merged with none.
+    private static func merged(_ blank: Diagnostic, row: SheetRow, ranges: [MergedRange]) -> Diagnostic? {
+        guard let column = blank.column,
+              let range = ranges.first(where: { $0.columns.contains(column) && $0.rows.contains(row.number) }) else {
+            return nil
+        }
+        let first = range.columns.lowerBound
+        let text = first <= row.cells.count ? row.cells[first - 1] : ""
+        var diagnostic = blank
+        diagnostic.message = "column \(Diagnostic.columnLetters(column)) has no name: its header cell is part of the merged "
+            + "cell \(range.reference)\(text.isEmpty ? "" : " (\"\(text)\")"), which names one column"
+        diagnostic.hint = "unmerge \(range.reference) and give each of its columns a name of its own"
+        return diagnostic
     }
 
     private static func malformed(_ failure: SheetFailure, file: String, sheet: String?) -> Diagnostic {

@@ -100,6 +100,11 @@ struct InputOptions: ParsableArguments {
                                valueName: "TITLE=COLUMN"))
     var map: [String] = []
 
+    @Option(name: .customLong("map-file"), parsing: .singleValue,
+            help: ArgumentHelp("Read --map mappings from FILE, one TITLE=COLUMN a line (# starts a comment), e.g. a Google Form's questions saved once.",
+                               valueName: "FILE"))
+    var mapFiles: [String] = []
+
     @Option(name: .customLong("from"), parsing: .upToNextOption,
             help: ArgumentHelp("Migrate the old Keystone app's MongoDB data: a mongodump folder (.bson) or mongoexport files (.json), e.g. --from keystone dump/keystone.",
                                valueName: "keystone DIR"))
@@ -113,7 +118,7 @@ struct InputOptions: ParsableArguments {
             guard legacy.count == 2, legacy[0] == "keystone" else {
                 throw ValidationError("--from takes keystone and the dump's folder: --from keystone DIR")
             }
-            if kind != nil || dir != nil || !files.isEmpty || !map.isEmpty {
+            if kind != nil || dir != nil || !files.isEmpty || !map.isEmpty || !mapFiles.isEmpty {
                 throw ValidationError("--from keystone DIR reads the whole dump; it takes no KIND FILE, --dir, --file or --map")
             }
             return
@@ -150,18 +155,27 @@ struct InputOptions: ParsableArguments {
         } + (kind.map { [Importer.Source(kind: $0, path: file ?? "")] } ?? [])
     }
 
-    /// `--map` values as column -> title, for the columns of the kinds the load can read.
+    /// `--map` values and `--map-file` lines as column -> title, for the columns of the kinds the
+    /// load can read.
     func columnMap() throws -> [String: String] {
         let kinds = dir == nil && sourcesFile == nil ? Set(try namedFiles().map(\.kind)) : Set(Kind.allCases)
-        return try Self.columnMap(map, kinds: kinds)
+        return try Self.columnMap(ColumnMapOption.entries(map) + mapFiles.flatMap(ColumnMapOption.entries(ofFile:)),
+                                  kinds: kinds)
     }
 
-    /// `values` (as `--map` takes them) as column -> title, for the columns of `kinds`.
-    static func columnMap(_ values: [String], kinds: Set<Kind>) throws -> [String: String] {
-        let columns = Kind.allCases.filter(kinds.contains).flatMap(\.columnNames)
-        return try ColumnMapOption.parse(values, field: { word in
+    /// Mappings as column -> title, for the columns of `kinds` (and the split of a whole name into
+    /// first_name and last_name, for a kind that has both).
+    static func columnMap(_ entries: [ColumnMapOption.Entry], kinds: Set<Kind>) throws -> [String: String] {
+        let chosen = Kind.allCases.filter(kinds.contains)
+        let columns = chosen.flatMap(\.columnNames) + chosen.compactMap(\.wholeNameSplit)
+        let map = try ColumnMapOption.parse(entries, field: { word in
             columns.first { TableHeader.normalizedName($0) == TableHeader.normalizedName(word) }
         }, name: { $0 }, fields: Array(Set(columns)).sorted().joined(separator: ", "), example: "'Group Name=name'")
+        if let split = chosen.lazy.compactMap(\.wholeNameSplit).first, map[split] != nil,
+           let twice = ["first_name", "last_name"].first(where: { map[$0] != nil }) {
+            throw ValidationError("--map: \(twice) is mapped twice, on its own and in \(split)")
+        }
+        return map
     }
 
     func sources() throws -> Importer.SourceList {
@@ -170,7 +184,7 @@ struct InputOptions: ParsableArguments {
             for entry in try SourcesFile.read(sourcesFile) {
                 var source = entry.source
                 do {
-                    source.columnMap = try entry.map.map { try Self.columnMap([$0], kinds: [source.kind]) }
+                    source.columnMap = try entry.map.map { try Self.columnMap(ColumnMapOption.entries([$0]), kinds: [source.kind]) }
                 } catch let error as ValidationError {
                     throw CruBatchError.unreadable("\(entry.mapLocation): \(error.message)")
                 }

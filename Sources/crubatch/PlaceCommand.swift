@@ -62,7 +62,7 @@ struct PlaceCommand: ReportingCommand {
     enum PlaceFormat: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
 
     func columnMap() throws -> [PlaceField: String] {
-        try ColumnMapOption.parse(map, field: PlaceField.init(argument:), name: \.rawValue, fields: PlaceField.acceptedList,
+        try ColumnMapOption.parse(ColumnMapOption.entries(map), field: PlaceField.init(argument:), name: \.rawValue, fields: PlaceField.acceptedList,
                                   example: "availability=\"When are you free?\"")
     }
 

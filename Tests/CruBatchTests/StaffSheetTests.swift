@@ -21,9 +21,11 @@ struct StaffSheetTests {
         #expect(result.stderr.contains("\(Self.fall)/Cru Students - Sheet1.csv:1: warning[skipped-file]: not loaded: its name is none of campuses.csv"))
         #expect(result.stderr.contains("hint: if it holds students, load it with --file students='Cru Students - Sheet1.csv'"))
         #expect(result.stderr.contains("\(Self.fall)/notes.txt:1: warning[skipped-file]: not loaded: it is neither a .csv file nor an .xlsx workbook"))
-        #expect(result.stderr.contains("\(Self.fall)/groups.csv:1: error[missing-column]: required columns \"name\", \"leaders\" missing\n"
-            + "  hint: column C \"Group Name\" looks like name, column J \"Leader Email\" looks like leaders: rename them, "
-            + "or add --map 'Group Name=name,Leader Email=leaders'"))
+        #expect(result.stderr.contains("\(Self.fall)/groups.csv:1: error[missing-column]: required columns \"name\", \"leaders\" missing; "
+            + "the file has columns A \"Code\", B \"Ministry\", C \"Group Name\", D \"Day\", E \"Time\", F \"Location\", "
+            + "G \"Audience\", H \"Sex\", I \"Capacity\", J \"Leader Email\"\n"
+            + "  hint: closest: name: C \"Group Name\"; leaders: J \"Leader Email\". Rename them, "
+            + "or load it with --map 'Group Name=name,Leader Email=leaders'"))
         #expect(try database.tableCounts() == before)
     }
 
@@ -148,8 +150,9 @@ struct StaffSheetTests {
         let path = TestEnvironment.fixture("staff-sheets/typo/students.csv")
         let refused = try database.run(["import", "students", path])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains("\(path):1: error[missing-column]: required column \"email\" missing\n"
-            + "  hint: column A \"Emial\" looks like email: rename it, or add --map 'Emial=email'"))
+        #expect(refused.stderr.contains("\(path):1: error[missing-column]: required column \"email\" missing; "
+            + "the file has columns A \"Emial\", B \"First Name\", C \"Last Name\"\n"
+            + "  hint: closest: email: A \"Emial\". Rename it, or load it with --map 'Emial=email'"))
         let mapped = try database.run(["import", "students", path, "--map", "Emial=email"])
         #expect(mapped.status == 0, "\(mapped.stderr)")
         #expect(try database.count("select count(*) from people where email = 'zoe.quinn@calpoly.edu'") == 1)

@@ -23,7 +23,7 @@ import Testing
         // "Café" folded inside the two bytes of "é", once with a space and once with a tab.
         var bytes = Array("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Caf".utf8) + [0xC3, 0x0D, 0x0A, 0x20, 0xA9]
         bytes += Array(" night\r\nLOCATION:Dexter\r\n\t Lawn\r\nUID:a\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
-        let lines = try ICalendarReader.contentLines(of: bytes)
+        let lines = try ICalendarReader.contentLines(of: bytes).map { try $0.get() }
         #expect(lines.map(\.name) == ["BEGIN", "BEGIN", "SUMMARY", "LOCATION", "UID", "END", "END"])
         #expect(lines.map(\.line) == [1, 2, 3, 5, 7, 8, 9])
         #expect(lines[2].value == "Café night")
@@ -46,9 +46,7 @@ import Testing
         (["SUMMARY:x"], 1, "not an iCalendar file"),
         (["BEGIN:VCALENDAR", "BEGIN:VEVENT", "END:VTODO", "END:VCALENDAR"], 3, "closes BEGIN:VEVENT of line 2"),
         (["BEGIN:VCALENDAR", "BEGIN:VEVENT", "SUMMARY:x"], 2, "never closed"),
-        (["BEGIN:VCALENDAR", "this is not a property", "END:VCALENDAR"], 2, "is not a content line"),
-        (["BEGIN:VCALENDAR", "DTSTART;TZID=\"Pacific:20261008T190000", "END:VCALENDAR"], 2, "never closed"),
-        (["BEGIN:VCALENDAR", "SUMMARY", "END:VCALENDAR"], 2, "has no ':'"),
+        (["BEGIN:VCALENDAR", "END:VCALENDAR", "this is not a property"], 3, "is not a content line"),
         (["BEGIN:VCALENDAR", "END:VCALENDAR", "SUMMARY:late"], 3, "after END:VCALENDAR"),
         (["BEGIN:VEVENT", "END:VEVENT"], 1, "outside BEGIN:VCALENDAR"),
     ])
@@ -80,10 +78,32 @@ import Testing
         #expect(throws: ICalendarSyntaxError.self) { try ICalendarReader.utf8Text(of: Array(little.dropLast())) }
     }
 
-    @Test func bytesThatAreNotTextStopTheFileAtTheirLine() {
-        #expect(throws: ICalendarSyntaxError(line: 2, message: "not valid UTF-8 text")) {
-            try ICalendarReader.components(of: Array("BEGIN:VCALENDAR\r\nSUMMARY:caf".utf8) + [0xE9] + Array("\r\nEND:VCALENDAR\r\n".utf8))
-        }
+    @Test("a line that cannot be read is its component's problem: skipped with the lines folded onto it, the rest kept")
+    func unreadableLinesAreSkipped() throws {
+        let file = try ICalendarFile(bytes: Self.calendar([
+            "BEGIN:VCALENDAR", "this is not a property",
+            "BEGIN:VEVENT", "UID:a", "DESCRIPTION:Dial in:", "&nbsp; lost its folding space", " and folded on", "SUMMARY:Kept",
+            #"DTSTART;TZID="Pacific:20261008T190000"#, "LOCATION", "DTSTART:20261008T190000Z",
+            "BEGIN:VALARM", "TRIGGER", "END:VALARM", "END:VEVENT",
+            "END:VCALENDAR",
+        ]))
+        #expect(file.unreadableLines.map(\.line) == [2])
+        let event = try #require(file.events.first)
+        #expect(event.unreadableLines.map(\.line) == [6, 9, 10, 13])
+        #expect(event.unreadableLines.map(\.message).contains { $0.contains("is not a content line") })
+        #expect(event.unreadableLines.map(\.message).contains { $0.contains("never closed") })
+        #expect(event.unreadableLines.map(\.message).contains { $0.contains("has no ':'") })
+        #expect(event.description?.value == "Dial in:")
+        #expect(event.summary?.value == "Kept")
+        #expect(event.start?.value == .utc(Local(year: 2026, month: 10, day: 8, hour: 19)))
+        // Bytes that are not UTF-8 are one unreadable line; a NUL byte is no text at all, and stops the file.
+        let latin1 = try ICalendarFile(bytes: Array("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:caf".utf8) + [0xE9]
+            + Array("\r\nUID:b\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8))
+        #expect(latin1.events.first?.unreadableLines == [ICalendarSyntaxError(line: 3, message: "not valid UTF-8 text")])
+        #expect(latin1.events.first?.uid?.value == "b")
+    }
+
+    @Test func aNulByteStopsTheFile() {
         #expect(throws: ICalendarSyntaxError.self) {
             try ICalendarReader.components(of: Array("BEGIN:VCALENDAR\r\nSUMMARY:a".utf8) + [0] + Array("\r\nEND:VCALENDAR".utf8))
         }
@@ -171,11 +191,75 @@ import Testing
         #expect(zones == ["America/Los_Angeles", "America/Chicago", "America/New_York", nil])
         #expect(events[3].problems.map(\.property) == ["DTSTART"])
         #expect(events[3].problems.first?.line == 22)
+        #expect(events[3].problems.first?.kind == .unknownTimeZone)
         #expect(events[3].problems.first?.message.contains("Mars Standard Time") == true)
         let file = try ICalendarFile(bytes: Self.calendar(["BEGIN:VCALENDAR", "X-WR-TIMEZONE:America/Phoenix",
                                                             "X-WR-CALNAME:Cru\\, Cal Poly", "END:VCALENDAR"]))
         #expect(file.timeZone == "America/Phoenix")
         #expect(file.name == "Cru, Cal Poly")
+    }
+
+    /// A VTIMEZONE as Microsoft writes one: its rules from 1601 on, under a TZID that names no zone.
+    static func vtimezone(_ tzid: String, standard: String, daylight: String, offsets: (String, String),
+                          standardRule: String = "FREQ=YEARLY;BYDAY=1SU;BYMONTH=11",
+                          daylightRule: String = "FREQ=YEARLY;BYDAY=2SU;BYMONTH=3") -> [String] {
+        ["BEGIN:VTIMEZONE", "TZID:" + tzid,
+         "BEGIN:STANDARD", "DTSTART:" + standard, "TZOFFSETFROM:" + offsets.1, "TZOFFSETTO:" + offsets.0,
+         "RRULE:" + standardRule, "END:STANDARD",
+         "BEGIN:DAYLIGHT", "DTSTART:" + daylight, "TZOFFSETFROM:" + offsets.0, "TZOFFSETTO:" + offsets.1,
+         "RRULE:" + daylightRule, "END:DAYLIGHT", "END:VTIMEZONE"]
+    }
+
+    @Test("a TZID that names no zone is read by its VTIMEZONE's rules, matched to the tz zone that keeps them")
+    func zonesByTheirRules() throws {
+        let cdo = "GMT +0100 (Standard) / GMT +0200 (Daylight)"
+        let eastern = "(UTC-05:00) Eastern Time (US & Canada)"
+        let events = try Self.events([
+            "BEGIN:VEVENT", "UID:cdo", "DTSTART;TZID=\"\(cdo)\":20261007T200000", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:eastern", "DTSTART;TZID=\"\(eastern)\":20261111T120000", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:zimbra", "DTSTART;TZID=\"(GMT-08.00) Pacific Time (US & Canada)\":20261111T120000", "END:VEVENT",
+        ], header: Self.vtimezone(cdo, standard: "16010101T030000", daylight: "16010101T020000", offsets: ("+0100", "+0200"),
+                                  standardRule: "FREQ=YEARLY;WKST=MO;INTERVAL=1;BYMONTH=10;BYDAY=-1SU",
+                                  daylightRule: "FREQ=YEARLY;WKST=MO;INTERVAL=1;BYMONTH=3;BYDAY=-1SU")
+            + Self.vtimezone(eastern, standard: "16011104T020000", daylight: "16010311T020000", offsets: ("-0500", "-0400")))
+        #expect(events.map { $0.start?.value } == [
+            .zoned(Local(year: 2026, month: 10, day: 7, hour: 20), timeZone: "Europe/Brussels"),
+            .zoned(Local(year: 2026, month: 11, day: 11, hour: 12), timeZone: "America/New_York"),
+            // A display name without a VTIMEZONE: Windows' own name for the zone.
+            .zoned(Local(year: 2026, month: 11, day: 11, hour: 12), timeZone: "America/Los_Angeles"),
+        ])
+        #expect(events.allSatisfy { $0.problems.isEmpty })
+    }
+
+    @Test("rules no tz zone keeps (the US rules before 2007) give instants, with a warning; a series in them is refused")
+    func rulesNoZoneKeeps() throws {
+        let old = "(GMT-08:00) Pacific Time (US & Canada)"
+        let events = try Self.events([
+            "BEGIN:VEVENT", "UID:once", "DTSTART;TZID=\"\(old)\":20260320T190000", "DURATION:PT1H", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:weekly", "DTSTART;TZID=\"\(old)\":20260320T190000", "RRULE:FREQ=WEEKLY", "END:VEVENT",
+        ], header: Self.vtimezone(old, standard: "16011028T020000", daylight: "16010401T020000", offsets: ("-0800", "-0700"),
+                                  standardRule: "FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10", daylightRule: "FREQ=YEARLY;BYDAY=1SU;BYMONTH=4"))
+        // 20 March 2026 is before the first Sunday of April: -08:00 by these rules (Los Angeles is on -07:00 by then).
+        #expect(events[0].start?.value == .offset(Local(year: 2026, month: 3, day: 20, hour: 19), seconds: -28_800))
+        #expect(events[0].start?.value.wallClock(in: "UTC") == Local(year: 2026, month: 3, day: 21, hour: 3))
+        #expect(events[0].end?.value.wallClock(in: "UTC") == Local(year: 2026, month: 3, day: 21, hour: 4))
+        #expect(events[0].problems.map(\.kind) == [.assumed])
+        #expect(events[1].problems.map(\.kind) == [.unknownTimeZone])
+        #expect(events[1].problems.first?.message.contains("a repeating event needs a zone") == true)
+    }
+
+    @Test("Outlook 2003's quoted-printable text is decoded; an encoding no text has leaves the property out")
+    func quotedPrintable() throws {
+        let events = try Self.events([
+            "BEGIN:VEVENT", "UID:qp", "LOCATION;ENCODING=QUOTED-PRINTABLE:Building 52=2C Room E-27",
+            "DESCRIPTION;ENCODING=QUOTED-PRINTABLE:Caf=C3=A9; bring a friend.=0D=0A", "SUMMARY;ENCODING=BASE64:SGk=",
+            "DTSTART:20261015T190000", "END:VEVENT",
+        ])
+        #expect(events[0].location?.value == "Building 52, Room E-27")
+        #expect(events[0].description?.value == "Café; bring a friend.\n")
+        #expect(events[0].summary == nil)
+        #expect(events[0].problems.map(\.kind) == [.leftOut])
+        #expect(events[0].problems.first?.line == 7)
     }
 
     @Test func unreadableValuesAreProblemsOfTheirEventOnly() throws {
@@ -245,6 +329,8 @@ import Testing
         #expect(second.start?.value == .date(holiday.start))
         #expect(second.end?.value == .date(Local(year: 2026, month: 11, day: 28)))
         #expect(second.rule?.value == "FREQ=YEARLY;COUNT=3")
+        #expect(second.timeZone?.value == "America/Los_Angeles")
+        #expect(first.timeZone == nil)
         #expect(file.events.allSatisfy { $0.problems.isEmpty })
     }
 }

@@ -40,20 +40,25 @@ struct CalendarOwner {
 ///
 /// - The code is derived from the UID (`CalendarEventTable.code(forUID:)`), so importing the file
 ///   again updates the same events; the UID itself is kept and written back on export. A UID of the
-///   form crubatch writes (`event-CODE@crubatch.cru.org`) is that event's code.
-/// - Times become wall-clock times in the event's zone: its TZID, else the file's X-WR-TIMEZONE,
-///   else the owner's campus's zone, else America/Los_Angeles. An all-day event keeps its dates.
-///   An all-day event without an end lasts one day; a timed one has no end (the calendar's default
-///   length), since an event must end after it starts.
+///   form crubatch writes (`event-CODE@crubatch.cru.org`) is that event's code. An event without a
+///   UID (Microsoft CDO's invitations) is given a code made from its start and title, with a warning.
+/// - Times become wall-clock times in the event's zone: its TZID, else the zone crubatch wrote beside
+///   an all-day event's dates, else the file's X-WR-TIMEZONE, else the owner's campus's zone, else
+///   America/Los_Angeles. An all-day event keeps its dates. An all-day event without an end lasts one
+///   day; a timed one has no end (the calendar's default length), since an event must end after it
+///   starts.
 /// - The RRULE is kept as written. EXDATEs, and the occurrences that other VEVENTs of the same UID
 ///   cancel or move (RECURRENCE-ID), become the event's exceptions; a moved occurrence is an event
-///   of its own, under its UID and original start (`UID/20261020T190000`).
+///   of its own, under its UID and original start (`UID/20261020T190000`). The exceptions of an
+///   all-day event are dates in the event's own terms: the date each is written with, whatever zone
+///   it is written in (Exchange writes them as midnight in its own zone).
 /// - A cancelled event (STATUS:CANCELLED) is not a row: its code is in `cancelledCodes`, for the
 ///   loader to archive the stored event. The meetings and term dates of a calendar crubatch wrote
 ///   are not imported either (they come from groups and terms).
 /// - Line breaks in a one-line value (an Apple location's name and address) become ", ".
 ///
-/// Diagnostics name the physical line of the property they concern.
+/// Diagnostics name the physical line of the property they concern. A line that is no content line,
+/// and a property left out, are warnings (`skipped-line`): the rest of the event is imported.
 final class CalendarEventTable: TableReader {
     let displayName: String
     /// An iCalendar file has no sheets.
@@ -67,6 +72,9 @@ final class CalendarEventTable: TableReader {
     private(set) var cancelledCodes: [String] = []
     private var rows: [TableRow] = []
     private var nextIndex = 0
+    /// Warnings about the file and its events: skipped lines, codes made for events without a UID,
+    /// values read by assumption.
+    private var warnings: [Diagnostic] = []
     /// Where each cell of a row (by the row's line) came from: the property and its line.
     private var origins: [Int: [String: (property: String, line: Int)]] = [:]
 
@@ -101,6 +109,7 @@ final class CalendarEventTable: TableReader {
             throw Diagnostic(file: displayName, line: error.line, code: .malformedCalendar, message: error.message,
                              hint: "export the calendar again; if that does not help, fix this line in a text editor")
         }
+        warnings = file.unreadableLines.map(skipped)
         let zone = file.timeZone ?? owner?.timeZone ?? "America/Los_Angeles"
         let series = Dictionary(file.events.filter { $0.recurrenceID == nil }.compactMap { event in
             event.uid.map { ($0.value, event) }
@@ -113,14 +122,24 @@ final class CalendarEventTable: TableReader {
             }
         }
         for event in file.events {
-            let uid = event.uid?.value
-            if let uid, Self.isMeetingOrTerm(uid) { continue }
-            if let uid, let recurrenceID = event.recurrenceID {
+            warnings += event.unreadableLines.map(skipped)
+            let derivedCode = event.uid == nil ? Self.derivedCode(for: event) : nil
+            let uid = event.uid?.value ?? "event-\(derivedCode ?? "")\(Self.ownUIDSuffix)"
+            if let derivedCode {
+                warnings.append(Diagnostic(
+                    file: displayName, line: event.line, code: .assumedValue,
+                    message: "the event has no UID: it is imported as event \(derivedCode), a code made from its DTSTART "
+                        + "and SUMMARY, so that importing the file again finds it",
+                    hint: "if its start or title changes in the calendar it is imported as another event; "
+                        + "a UID given in the calendar prevents that"))
+            }
+            if Self.isMeetingOrTerm(uid) { continue }
+            if let recurrenceID = event.recurrenceID {
                 if series[uid]?.isCancelled == true || event.isCancelled { continue }
                 add(event, uid: uid + "/" + recurrenceID.value.text, exceptions: [], zone: zone, owner: owner)
             } else if !event.isCancelled {
-                add(event, uid: uid, exceptions: uid.flatMap { replaced[$0] } ?? [], zone: zone, owner: owner)
-            } else if let uid {
+                add(event, uid: uid, exceptions: replaced[uid] ?? [], zone: zone, owner: owner)
+            } else {
                 cancelledCodes.append(Self.code(forUID: uid))
             }
         }
@@ -132,7 +151,10 @@ final class CalendarEventTable: TableReader {
         return rows[nextIndex]
     }
 
-    func takeWarnings() -> [Diagnostic] { [] }
+    func takeWarnings() -> [Diagnostic] {
+        defer { warnings.removeAll() }
+        return warnings
+    }
 
     func locate(_ diagnostic: Diagnostic) -> Diagnostic {
         var located = diagnostic
@@ -160,6 +182,15 @@ final class CalendarEventTable: TableReader {
             + hasher.finalizeHex().prefix(8)
     }
 
+    /// The code of an event that has no UID (`no-uid-` and 16 hex digits): made from its start as
+    /// written and its title, which tell it from the others of its calendar, so that importing the file
+    /// again finds it. Its UID is then the one crubatch writes for that code.
+    static func derivedCode(for event: ICalendarFile.Event) -> String {
+        let hasher = SHA256Hasher()
+        hasher.update(Array("\(event.start?.value.text ?? "")|\(event.summary?.value ?? "")".utf8))
+        return "no-uid-" + hasher.finalizeHex().prefix(16)
+    }
+
     /// Whether a UID is one crubatch gives a group's meetings or a term's dates: such an event comes
     /// from groups and terms, and is not imported as an event.
     private static func isMeetingOrTerm(_ uid: String) -> Bool {
@@ -173,8 +204,16 @@ final class CalendarEventTable: TableReader {
         return CodeRule.accepts(code) ? code : nil
     }
 
-    /// Adds the row of one event; `uid` nil when the event has none.
-    private func add(_ event: ICalendarFile.Event, uid: String?, exceptions replaced: [Located<CalendarTime>], zone: String,
+    /// The warning about a line that holds no content line.
+    private func skipped(_ line: ICalendarSyntaxError) -> Diagnostic {
+        Diagnostic(file: displayName, line: line.line, code: .skippedLine,
+                   message: "\(line.message): the line is skipped, with the lines folded onto it, and the rest of the calendar is read",
+                   hint: "a folded line that lost its leading space: export the calendar again, "
+                       + "or put one space in front of this line")
+    }
+
+    /// Adds the row of one event.
+    private func add(_ event: ICalendarFile.Event, uid: String, exceptions replaced: [Located<CalendarTime>], zone: String,
                      owner: CalendarOwner?) {
         var cells: [String: String] = [:]
         var origin: [String: (property: String, line: Int)] = [:]
@@ -187,22 +226,20 @@ final class CalendarEventTable: TableReader {
             problems.append(Diagnostic(file: displayName, line: line, field: column, code: code, message: message, hint: hint))
         }
         let uidLine = event.uid?.line
-        set("code", uid.map(Self.code(forUID:)), from: "UID", line: uidLine)
-        set("uid", uid.flatMap { Self.ownCode($0) == nil ? $0 : nil }, from: "UID", line: uidLine)
-        if uid == nil {
-            problem("code", .missingValue, line: event.line, "UID is missing",
-                    hint: "an event needs a UID to be found again by the next import; export the calendar again")
-        }
+        set("code", Self.code(forUID: uid), from: "UID", line: uidLine)
+        set("uid", Self.ownCode(uid) == nil ? uid : nil, from: "UID", line: uidLine)
 
         // Times, in the zone of the start.
-        var eventZone = zone
+        var eventZone = event.timeZone?.value ?? zone
         if case .zoned(_, let own)? = event.start?.value { eventZone = own }
         let isAllDay = event.start?.value.isDate ?? false
         let localStart = event.start?.value.wallClock(in: eventZone)
-        /// A time of the event in its zone; a date of a timed event (an EXDATE) at the start's time of day.
+        /// A time of the event in its zone: for an all-day event the date as written, whatever its zone;
+        /// a date of a timed event (an EXDATE) at the start's time of day.
         func wallClock(_ time: CalendarTime) -> String? {
+            if isAllDay { return Self.text(time.written.startOfDay) }
             guard var local = time.wallClock(in: eventZone) else { return nil }
-            if isAllDay { local = local.startOfDay } else if time.isDate, let start = localStart {
+            if time.isDate, let start = localStart {
                 local = local.at(hour: start.hour, minute: start.minute, second: start.second)
             }
             return Self.text(local)
@@ -230,10 +267,19 @@ final class CalendarEventTable: TableReader {
         if let owner { set("ministries", owner.ministries.joined(separator: ";"), from: "--campus or --ministry", line: event.line) }
 
         for unreadable in event.problems {
-            let column = ["DTSTART": "starts_at", "DTEND": "ends_at", "DURATION": "ends_at", "RRULE": "recurrence",
-                          "EXDATE": "exceptions"][unreadable.property] ?? "code"
-            problem(column, unreadable.isUnknownTimeZone ? .invalidChoice : .typeError, line: unreadable.line,
-                    "\(unreadable.property): \(unreadable.message)")
+            let message = "\(unreadable.property): \(unreadable.message)"
+            switch unreadable.kind {
+            case .leftOut:
+                warnings.append(Diagnostic(file: displayName, line: unreadable.line, code: .skippedLine, message: message))
+            case .assumed:
+                warnings.append(Diagnostic(file: displayName, line: unreadable.line, code: .assumedValue, message: message,
+                                           hint: "name a tz database zone (such as Europe/Berlin) in the calendar"))
+            case .unreadable, .unknownTimeZone:
+                let column = ["DTSTART": "starts_at", "DTEND": "ends_at", "DURATION": "ends_at", "RRULE": "recurrence",
+                              "EXDATE": "exceptions"][unreadable.property] ?? "code"
+                problem(column, unreadable.kind == .unknownTimeZone ? .invalidChoice : .typeError, line: unreadable.line,
+                        message)
+            }
         }
         let row = header.map { cells[$0] ?? "" }
         rows.append(TableRow(line: event.line, cells: row, originalCells: row, problems: problems))

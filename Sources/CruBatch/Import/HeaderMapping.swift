@@ -6,8 +6,11 @@ struct HeaderMapping {
     let indexes: [Int?]
     /// Warnings for columns the kind does not know.
     let warnings: [Diagnostic]
-    /// The spec columns that an `--map` title fed in this file.
+    /// The spec columns that an `--map` title fed in this file (`FullName.mapping` for a split).
     let mappedColumns: Set<String>
+    /// The file column holding whole names that `--map 'TITLE=first_name+last_name'` splits: both
+    /// first_name and last_name point at it.
+    let nameSplit: Int?
 
     /// Columns that a CSV rejects file adds.
     static let rejectColumns = ["error_line", "error_code", "error_message"]
@@ -16,21 +19,26 @@ struct HeaderMapping {
     /// What a rejects file adds, as `TableHeader.normalizedName` has it: importing a fixed rejects file ignores them.
     static let ignoredColumns = Set((rejectColumns + [workbookErrorsColumn]).map(TableHeader.normalizedName))
 
-    /// Matches `overrides` (spec column -> header title, from `--map`) first, then names
-    /// case-insensitively, ignoring spaces, `_` and `-`, and through aliases. An override whose
-    /// column this kind lacks or whose title this header lacks is left for another file of the load.
-    /// Throws `missing-column` (naming every missing one, and the headers that look like them) or
-    /// `duplicate-header` (two names for one column).
-    init(header: [String], spec: KindSpec, file: String, overrides: [String: String] = [:]) throws(Diagnostic) {
+    /// Matches `overrides` (spec column -> header title, from `--map`; `first_name+last_name` splits
+    /// the title's whole names) first, then names case-insensitively, ignoring spaces, `_` and `-`,
+    /// and through aliases. An override whose column this kind lacks or whose title this header lacks
+    /// is left for another file of the load. Throws `missing-column` (`MissingColumns` says what the
+    /// `sheet` or file has and what would load it) or `duplicate-header` (two names for one column).
+    init(header: [String], spec: KindSpec, file: String, sheet: String? = nil,
+         overrides: [String: String] = [:]) throws(Diagnostic) {
         var indexes = [Int?](repeating: nil, count: spec.columns.count)
         var mapped = Set<String>()
+        var nameSplit: Int?
         for (name, title) in overrides.sorted(by: { $0.key < $1.key }) {
             let wanted = TableHeader.normalizedName(title)
-            guard let column = spec.columns.firstIndex(where: { $0.name == name }),
+            let targets = name == FullName.mapping ? ["first_name", "last_name"] : [name]
+            let columns = targets.compactMap { target in spec.columns.firstIndex { $0.name == target } }
+            guard columns.count == targets.count,
                   let position = header.indices.first(where: {
                       !indexes.contains($0) && TableHeader.normalizedName(header[$0]) == wanted
                   }) else { continue }
-            indexes[column] = position
+            for column in columns { indexes[column] = position }
+            if columns.count > 1 { nameSplit = position }
             mapped.insert(name)
         }
         let ignored = Self.ignoredColumns
@@ -61,22 +69,14 @@ struct HeaderMapping {
         }
         let missing = open.filter(\.required)
         if !missing.isEmpty {
-            let names = missing.map(\.name)
-            let lookalikes = unmatched.compactMap { position -> (header: String, letter: String, column: String)? in
-                guard let column = likely[position]!, names.contains(column.name) else { return nil }
-                return (header[position], Diagnostic.columnLetters(position + 1), column.name)
-            }
-            let hint = lookalikes.isEmpty
-                ? "\(spec.kind.fileName) needs: \(spec.requiredColumns.map(\.name).joined(separator: ", "))"
-                : lookalikes.map { "column \($0.letter) \"\($0.header)\" looks like \($0.column)" }.joined(separator: ", ")
-                    + ": rename \(lookalikes.count == 1 ? "it" : "them"), or add --map '"
-                    + lookalikes.map { "\($0.header)=\($0.column)" }.joined(separator: ",") + "'"
-            throw Diagnostic(file: file, line: 1, code: .missingColumn,
-                             message: "required column\(names.count > 1 ? "s" : "") \(names.map { "\"\($0)\"" }.joined(separator: ", ")) missing",
-                             hint: hint)
+            let splittable = open.contains { $0.name == "first_name" } && open.contains { $0.name == "last_name" }
+            throw MissingColumns(header: header, missing: missing.map(\.name), likely: likely.compactMapValues { $0?.name },
+                                 wholeName: splittable ? Self.wholeNameColumn(in: header, among: unmatched, likely: likely) : nil)
+                .diagnostic(file: file, sheet: sheet)
         }
         self.indexes = indexes
         self.mappedColumns = mapped
+        self.nameSplit = nameSplit
     }
 
     /// The 1-based file column of a spec column, for diagnostics.
@@ -85,18 +85,29 @@ struct HeaderMapping {
     }
 
     /// The column a header that matched nothing most likely means, among `candidates`: the first of
-    /// its words, past the kind's own noun, that names a column (`Group Name` in groups is name,
-    /// `Leader Email` is leaders), else the column whose name is a typo away (`Emial` is email).
+    /// its words, past the kind's own noun, that names a column or is a one-word alias of one (`Group
+    /// Name` in groups is name, `Leader Email` is leaders, `What year are you in school?` is
+    /// school_year), else the column whose name is a typo away (`Emial` is email).
     static func likelyColumn(for header: String, of spec: KindSpec, among candidates: [ColumnSpec]) -> ColumnSpec? {
         let words = NameWords.words(of: header).filter { $0 != spec.kind.rawValue && $0 != spec.kind.noun }
         for word in words {
-            if let column = candidates.first(where: { $0.name == word || Kind.singular(of: $0.name) == word }) {
+            if let column = candidates.first(where: {
+                $0.name == word || Kind.singular(of: $0.name) == word || $0.matchKeys.contains(word)
+            }) {
                 return column
             }
         }
         let key = TableHeader.normalizedName(header)
         return Suggestion.closest(to: key, among: candidates.flatMap(\.matchKeys)).flatMap { match in
             candidates.first { $0.matchKeys.contains(match) }
+        }
+    }
+
+    /// The first header among `unmatched` that names a person's whole name (`Full Name`, `Contact
+    /// Name`, `Name`): a word `name`, and no other column it looks like.
+    private static func wholeNameColumn(in header: [String], among unmatched: [Int], likely: [Int: ColumnSpec?]) -> Int? {
+        unmatched.first { position in
+            likely[position].flatMap { $0 } == nil && NameWords.words(of: header[position]).contains("name")
         }
     }
 }

@@ -60,7 +60,7 @@ struct KindLoader {
     private func loadTimed(_ table: any TableReader, into result: inout KindLoadResult) throws {
         let mapping: HeaderMapping
         do throws(Diagnostic) {
-            mapping = try HeaderMapping(header: table.header, spec: spec, file: table.displayName,
+            mapping = try HeaderMapping(header: table.header, spec: spec, file: table.displayName, sheet: table.sheet,
                                         overrides: options.columnMap)
         } catch {
             result.diagnostics.append(error)

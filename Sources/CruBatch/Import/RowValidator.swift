@@ -37,12 +37,14 @@ struct RowValidator {
     /// The normalised values in spec column order (nil = blank, or a cell that could not be read)
     /// and every diagnostic of the row, warnings included. A row is rejected when any is an error;
     /// its readable cells still go to the database checks, so one run reports all its problems. A
-    /// cell the row was read with a problem in (an event's unreadable DTSTART) is not read again.
+    /// cell the row was read with a problem in (an event's unreadable DTSTART) is not read again. A
+    /// whole name that `--map` splits gives first_name and last_name their texts (`FullName`).
     func validate(_ row: TableRow) -> RowCheck {
         var check = RowCheck(line: row.line, values: [String?](repeating: nil, count: spec.columns.count),
                              diagnostics: row.problems)
         let reported = row.problems.isEmpty ? [] : Set(row.problems.compactMap(\.field))
         var gradYear: (value: String, cell: String, position: Int)?
+        let name = mapping.nameSplit.map { position in split(row, at: position, into: &check) }
         for column in cells {
             let index = column.index, position = column.position
             guard reported.isEmpty || !reported.contains(column.name) else { continue }
@@ -50,8 +52,13 @@ struct RowValidator {
                 check.diagnostics.append(Diagnostic(file: file, line: row.line, column: position + 1, field: column.name,
                                                     code: code, message: message, hint: hint))
             }
+            var text = row.cells[position]
+            if position == mapping.nameSplit {
+                guard let name = name.flatMap({ $0 }) else { continue }
+                text = column.name == "first_name" ? name.first : name.last
+            }
             do throws(CellProblem) {
-                let reading = try CellNormalizer.read(row.cells[position], as: column.type, dateOrder: dateOrder)
+                let reading = try CellNormalizer.read(text, as: column.type, dateOrder: dateOrder)
                 check.values[index] = reading.value
                 if let warning = reading.warning { report(warning.code, "\(column.name): \(warning.message)", hint: warning.hint) }
                 if let year = reading.gradYear { gradYear = (year, CellNormalizer.trimmedNFC(row.cells[position]), position) }
@@ -66,6 +73,23 @@ struct RowValidator {
             apply(gradYear, to: index, in: &check)
         }
         return check
+    }
+
+    /// The whole name at `position` split into first and last name, its warning added to `check`; nil
+    /// (and the error added) when it cannot be split.
+    private func split(_ row: TableRow, at position: Int, into check: inout RowCheck) -> FullName? {
+        func report(_ problem: CellProblem) {
+            check.diagnostics.append(Diagnostic(file: file, line: row.line, column: position + 1, field: "last_name",
+                                                code: problem.code, message: problem.message, hint: problem.hint))
+        }
+        do throws(CellProblem) {
+            let name = try FullName.split(row.cells[position])
+            name.warning.map(report)
+            return name
+        } catch {
+            report(error)
+            return nil
+        }
     }
 
     /// `Class of 2028` in a school year cell fills an empty grad_year; a different one is an error.

@@ -18,6 +18,12 @@ public enum Kind: String, Sendable, CaseIterable, Codable {
     /// The kind's columns, as `export` names them (and `--map` maps to).
     public var columnNames: [String] { KindSpec.of(self).columns.map(\.name) }
 
+    /// `first_name+last_name`, the `--map` column that splits a whole name into the two, for a kind
+    /// that has both; nil for the others.
+    public var wholeNameSplit: String? {
+        columnNames.contains("first_name") && columnNames.contains("last_name") ? FullName.mapping : nil
+    }
+
     /// One row of the kind, in messages and headers: `campus`, `ministry`, `group` ...
     public var noun: String { Self.singular(of: rawValue) }
 

@@ -23,8 +23,12 @@ extension DiagnosticCode {
     public static let skippedFile = DiagnosticCode("skipped-file", severity: .warning)
     public static let overCapacity = DiagnosticCode("over-capacity")
     public static let controlCharacter = DiagnosticCode("control-character")
-    /// An iCalendar file whose structure cannot be read (BEGIN/END, content lines, UTF-8).
+    /// An iCalendar file whose structure cannot be read (BEGIN/END nesting, a line outside every calendar).
     public static let malformedCalendar = DiagnosticCode("malformed-calendar", fatalToFile: true)
+    /// A line of an iCalendar file that holds no content line (a folded line that lost its leading
+    /// space, invalid UTF-8), or a property whose value cannot be read: skipped with a warning, and
+    /// the rest of its event imported.
+    public static let skippedLine = DiagnosticCode("skipped-line", severity: .warning)
     /// A ride offered by someone who is not a registered Cru member: only members drive.
     public static let notAMember = DiagnosticCode("not-a-member")
     /// A ride offered or requested for an event that does not share rides.
@@ -46,6 +50,6 @@ extension DiagnosticCode {
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,
         .outOfRange, .duplicateKey, .unknownReference, .ambiguousReference, .overCapacity, .controlCharacter,
-        .assumedValue, .malformedCalendar, .notAMember, .noRideshare, .directionNotOffered, .possibleDuplicate,
+        .assumedValue, .malformedCalendar, .skippedLine, .notAMember, .noRideshare, .directionNotOffered, .possibleDuplicate,
     ]
 }

@@ -5,7 +5,7 @@ import SpreadsheetReader
 /// A question of the "Get Involved" questionnaire, i.e. a column of its export.
 public enum PlaceField: String, CaseIterable, Sendable, Codable {
     case timestamp
-    /// The whole name in one column ("Name"); split at the first space into first and last name.
+    /// The whole name in one column ("Name"); split into first and last name as `FullName` reads it.
     case name
     case firstName = "first_name"
     case lastName = "last_name"
@@ -282,16 +282,17 @@ private struct AnswerReader {
             answer.lastName = value(.lastName, as: .text, required: true)
             return
         }
-        let words = text.split(whereSeparator: \.isWhitespace)
-        if words.isEmpty {
-            problem(.name, column, .missingValue, "name is required but empty", hint: "fill in the student's name")
-        } else if words.count == 1 {
-            answer.firstName = String(words[0])
-            problem(.name, column, .missingValue, "name \"\(text)\" has no last name",
-                    hint: "write the first and last name, e.g. Ana Flores")
-        } else {
-            answer.firstName = String(words[0])
-            answer.lastName = words.dropFirst().joined(separator: " ")
+        do throws(CellProblem) {
+            let name = try FullName.split(text)
+            if name.first.isEmpty {
+                problem(.name, column, .missingValue, "name is required but empty", hint: "fill in the student's name")
+                return
+            }
+            answer.firstName = name.first
+            answer.lastName = name.last
+            if let warning = name.warning { problem(.name, column, warning.code, warning.message, hint: warning.hint) }
+        } catch {
+            problem(.name, column, error.code, error.message, hint: error.hint)
         }
     }
 
