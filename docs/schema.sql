@@ -205,21 +205,6 @@ CREATE FUNCTION public.csv_safe(value text) RETURNS text
     select case when value ~ '^[-=+@\t\r]' then '''' || value else value end
 $$;
 
-CREATE FUNCTION public.email_canonical(email text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
-    select case when split_part(e, '@', 2) in ('gmail.com', 'googlemail.com')
-                then replace(split_part(split_part(e, '@', 1), '+', 1), '.', '') || '@gmail.com'
-                else split_part(split_part(e, '@', 1), '+', 1) || '@' || split_part(e, '@', 2) end
-    from lower(email) e
-$$;
-
-CREATE FUNCTION public.email_handle(email text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
-    select regexp_replace(split_part(split_part(lower(email), '@', 1), '+', 1), '[^a-z]', '', 'g')
-$$;
-
 CREATE FUNCTION public.end_ride_pairings_of_offer() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -287,6 +272,32 @@ CREATE FUNCTION public.is_valid_code(code text) RETURNS boolean
     select code ~ '^[a-z0-9][a-z0-9._-]{0,62}$' and strpos(code, '..') = 0
 $_$;
 
+CREATE FUNCTION public.made_of_name(handle text, given text[], surname text[]) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+declare
+    l text;
+    g text;
+    f text;
+begin
+    foreach l in array array_to_string(surname, '') || surname loop
+        continue when l = '';
+        foreach g in array array[case when right(handle, length(l)) = l then left(handle, length(handle) - length(l)) end,
+                                 case when left(handle, length(l)) = l then substr(handle, length(l) + 1) end] loop
+            continue when g is null;
+            if g = '' then return true; end if;
+            foreach f in array given loop
+                if f = g or (length(g) <> 2 and left(f, length(g)) = g) then return true; end if;
+            end loop;
+        end loop;
+        foreach f in array given loop
+            if handle = f or handle = f || left(l, 1) then return true; end if;
+        end loop;
+    end loop;
+    return false;
+end
+$$;
+
 CREATE FUNCTION public.membership_set_ended_at() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -294,13 +305,6 @@ begin
     new.ended_at := case when new.status = 'left' then coalesce(new.ended_at, now()) end;
     return new;
 end $$;
-
-CREATE FUNCTION public.name_deletions(name text) RETURNS SETOF text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
-    select case when i = 0 then name else left(name, i - 1) || substr(name, i + 1) end
-    from generate_series(0, length(name)) i where length(name) >= 5
-$$;
 
 CREATE FUNCTION public.notification_initial_status() RETURNS text
     LANGUAGE sql STABLE
@@ -343,6 +347,13 @@ CREATE FUNCTION public.person_name_key(name text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     select regexp_replace(lower(public.unaccent('public.unaccent'::regdictionary, coalesce(name, ''))), '[^a-z]', '', 'g')
+$$;
+
+CREATE FUNCTION public.person_name_tokens(name text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select array_remove(regexp_split_to_array(regexp_replace(
+        lower(public.unaccent('public.unaccent'::regdictionary, coalesce(name, ''))), '[''’`]', '', 'g'), '[^a-z]+'), '')
 $$;
 
 CREATE FUNCTION public.queue_join_notifications() RETURNS trigger
@@ -700,6 +711,21 @@ begin
     end if;
     return new;
 end $$;
+
+CREATE FUNCTION public.within_one_edit(a text, b text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select public.levenshtein(a, b) <= 1 or (length(a) = length(b) and public.levenshtein(a, b) = 2 and exists (
+        select 1 from generate_series(1, length(a) - 1) i
+        where b = left(a, i - 1) || substr(a, i + 1, 1) || substr(a, i, 1) || substr(a, i + 2)))
+$$;
+
+CREATE FUNCTION public.without_generation(tokens text[]) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select case when cardinality(tokens) > 1 and tokens[cardinality(tokens)] in ('jr', 'sr', 'ii', 'iii', 'iv')
+                then tokens[1:cardinality(tokens) - 1] else tokens end
+$$;
 
 CREATE TABLE public.attendance (
     id bigint NOT NULL,
@@ -1856,7 +1882,7 @@ ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.given_name_variants
-    ADD CONSTRAINT given_name_variants_pkey PRIMARY KEY (variant);
+    ADD CONSTRAINT given_name_variants_pkey PRIMARY KEY (variant, given_name);
 
 ALTER TABLE ONLY public.group_leaders
     ADD CONSTRAINT group_leaders_pkey PRIMARY KEY (group_id, person_id);

@@ -20,9 +20,9 @@ struct PeopleDuplicatesCommand: ReportingCommand {
         commandName: "duplicates",
         abstract: "List pairs of people who are probably the same person, strongest first, with a score and its reasons.",
         discussion: """
-        A pair is compared only when it shares a key: the same phone; the same email once case, Gmail's dots and +tags and googlemail.com are set aside; the same given name (nicknames such as Liz and Elizabeth, Pepe and José count as one) and last name, accents and case ignored; the two names swapped; or a name of six letters or more one letter apart.
+        A pair is compared only when it shares a key: the same phone; the same email once case, Gmail's dots and +tags and googlemail.com are set aside; the same email handle; the same given name and phone; the names swapped; and, when --min-score is low enough for names alone to reach it, the sound of a surname with the first initial, or the given name and last initial on one campus.
 
-        Score (0-100): a name match 50 (same), 45 (nickname, swapped) or 40 (one letter apart); with a name match, the same phone adds 40 and the same email handle (its letters) at another domain 30; the same phone alone is 30 (siblings share phones); the same canonical email is 90, 100 with a name match; a different sex takes 50 away, two different phones 20, two different campuses 20.
+        Score (0-100): each agreement or difference adds its weight in bits, log2(m/u): how often it holds between two records of one person (m) over how often between two people of this list (u, counted in the list itself, so a common name or a handle made of the name weighs little, a rare name much). The weights are added to the odds of any two people of the list being one, and the sum s gives the score 100 / (1 + 2^-s). Each reason is printed with its weight. The default, 70, lists nearly no look-alikes; 50 or 30 shows more pairs to review.
 
         --format csv writes the columns score,keep_email,keep_name,drop_email,drop_name,reasons: review it (delete the rows that are two people, swap keep and drop where the other record should stay) and give it to `people merge --from`.
         """)

@@ -36,7 +36,7 @@ struct DatabaseChecks {
         if let walkIns = spec.walkIns { found += try identifyWalkIns(walkIns) }
         try followAliases()
         found += try duplicates()
-        if holdsPeople && isPresent("first_name") && isPresent("last_name") { found += try possibleDuplicates() }
+        found += try possibleDuplicates()
         for (column, reference) in spec.references where isPresent(column.name) && !allResolved.contains(column.name) {
             let above = try refusedAbove(column, reference)
             found += above.diagnostics

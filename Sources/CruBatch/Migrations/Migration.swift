@@ -22,7 +22,7 @@ public struct Migration: Sendable {
         nightlyFolders, sources, attendance, legacyIDs,
         peopleDuplicates, triggerLookupsRobustToStatistics, membershipChecksPerStatement, pairingChecksPerStatement,
         insertedRowsAsRows, outboxReferencesPerStatement, dedupeKeysInByteOrder, referenceChecksInOnePass,
-        newPairingsToldDirectly, outboxIndexesInUse, newMembershipsToldDirectly, sourcesTablesState,
+        newPairingsToldDirectly, outboxIndexesInUse, newMembershipsToldDirectly, sourcesTablesState, peopleMatchEvidence,
     ]
 }
 

@@ -2,9 +2,9 @@ import CSVStream
 import PostgresClient
 
 /// `crubatch people duplicates`: the pairs of people who are probably the same person, strongest
-/// first, each with its score and reasons (`PersonMatch`). Everything is done in one query; the
-/// person kept is the one known first (the lower id), which a reviewer may swap before `people
-/// merge --from` reads the CSV back.
+/// first, each with its score and reasons (`PersonMatch`, run by `PersonMatcher`). The person kept is
+/// the one known first (the lower id), which a reviewer may swap before `people merge --from` reads the
+/// CSV back.
 public struct DuplicatePeople {
     /// One side of a pair.
     public struct Person: Sendable, Encodable, Equatable {
@@ -12,12 +12,13 @@ public struct DuplicatePeople {
         public let name: String
     }
 
-    /// Two people who are probably one.
+    /// Two people who are probably one, and the keys they were compared on.
     public struct Pair: Sendable, Encodable, Equatable {
         public let score: Int
         public let keep: Person
         public let drop: Person
         public let reasons: String
+        public let blocks: [String]
     }
 
     let connection: PostgresConnection
@@ -29,31 +30,22 @@ public struct DuplicatePeople {
     /// The pairs scoring at least `minimumScore`, strongest first (then by the kept person's email).
     public func find(minimumScore: Int = PersonMatch.defaultMinimumScore) throws -> DuplicatesReport {
         try Migrator(connection: connection).requireCurrent()
-        let people: SQLFragment = """
-            select p.id, p.email, p.first_name, p.last_name, p.phone, p.sex, c.code as campus
-            from people p left join campuses c on c.id = p.campus_id where p.forgotten_at is null
-            """
-        let names = PersonMatch.comparesNames(minimumScore: minimumScore)
         // Sorting and hashing every candidate pair stays in memory.
         try connection.execute("set work_mem = '128MB'")
-        for statement in PersonMatch.keyTables(left: people, right: nil, names: names) {
-            try connection.execute(PostgresQuery(statement))
+        let result = try PersonMatcher(connection: connection).pairs(of: .everyone, minimumScore: minimumScore)
+        var people: [Int: Person] = [:]
+        for row in try connection.query("""
+            select id, email, first_name || ' ' || last_name from people
+            where id = any(\(Array(Set(result.pairs.flatMap { [$0.aID, $0.bID] })))::bigint[])
+            """).rows {
+            let (id, email, name) = try row.decode((Int, String, String).self)
+            people[id] = Person(email: email, name: name)
         }
-        defer { try? connection.execute(PostgresQuery(PersonMatch.dropTables)) }
-        let rows = try connection.query("""
-            select k.email, k.first_name || ' ' || k.last_name, d.email, d.first_name || ' ' || d.last_name,
-                   p.score, p.reasons
-            from (\(unescaped: PersonMatch.scoredPairs(sameSide: true, names: names))) p
-            join people k on k.id = p.a_id join people d on d.id = p.b_id
-            where p.score >= \(minimumScore)
-            order by p.score desc, k.email, d.email
-            """).rows
-        let pairs = try rows.map { row in
-            let (keep, keepName, drop, dropName, score, reasons) = try row.decode((String, String, String, String, Int, String).self)
-            return Pair(score: score, keep: Person(email: keep, name: keepName), drop: Person(email: drop, name: dropName),
-                        reasons: reasons)
-        }
-        return DuplicatesReport(pairs: pairs, minimumScore: minimumScore)
+        let pairs = result.pairs.compactMap { pair -> Pair? in
+            guard let keep = people[pair.aID], let drop = people[pair.bID] else { return nil }
+            return Pair(score: pair.score, keep: keep, drop: drop, reasons: pair.reasons, blocks: pair.blocks.map(\.name))
+        }.sorted { ($1.score, $0.keep.email, $0.drop.email) < ($0.score, $1.keep.email, $1.drop.email) }
+        return DuplicatesReport(pairs: pairs, minimumScore: minimumScore, prior: result.prior)
     }
 }
 
@@ -62,12 +54,15 @@ public struct DuplicatePeople {
 public struct DuplicatesReport: Sendable, CommandReport {
     public let pairs: [DuplicatePeople.Pair]
     public let minimumScore: Int
+    /// The log-odds (bits) that two records of this list are one person, before their comparisons: a
+    /// pair's score is 100 / (1 + 2^-(prior + its reasons' weights)).
+    public let prior: Double
 
     /// The CSV header, which `people merge --from` reads back.
     public static let csvHeader = ["score", "keep_email", "keep_name", "drop_email", "drop_name", "reasons"]
 
     private enum CodingKeys: String, CodingKey {
-        case pairs, minimumScore = "min_score"
+        case pairs, minimumScore = "min_score", prior
     }
 
     public var text: String {
@@ -78,7 +73,8 @@ public struct DuplicatesReport: Sendable, CommandReport {
             table.append([String(pair.score), "\(pair.keep.name) <\(pair.keep.email)>",
                           "\(pair.drop.name) <\(pair.drop.email)>", pair.reasons])
         }
-        return table.text + "\n\(pairs.count) pair\(pairs.count == 1 ? "" : "s") scoring \(minimumScore) or more"
+        return table.text + "\n\(pairs.count) pair\(pairs.count == 1 ? "" : "s") scoring \(minimumScore) or more; "
+            + "the weights are bits added to \((prior * 10).rounded() / 10), the odds of any two people of this list"
     }
 
     /// The pairs as CSV, header first, with spreadsheet formulas neutralised.

@@ -1,3 +1,4 @@
+import CSVStream
 import PostgresClient
 
 /// What `place` writes, a few statements for a whole file: the students, their ministries and their
@@ -71,6 +72,7 @@ extension Placement {
             if ordered.insert(student.email).inserted { order.append(student.email) }
             saved[student.email] = after
         }
+        try warnOfPossibleDuplicates(students.filter { stored[$0.email] == nil })
         let keys = try BulkLoadKeys.dropIfWorthIt(table: "people", tables: ["people", "person_ministries"],
                                                   newRows: order.count - stored.count, connection: connection)
         // Every student's row is written (and so locked until the run commits), an unchanged one
@@ -90,6 +92,34 @@ extension Placement {
             students[index].personID = id
         }
         return keys
+    }
+
+    /// A `possible-duplicate` warning per new student who is probably someone already: a person known,
+    /// or a student of an earlier answer (`NewPeopleMatches`), as `import students` warns. Each new
+    /// student's first answer is compared, before any is saved.
+    private mutating func warnOfPossibleDuplicates(_ new: [Student]) throws {
+        var first: [String: Student] = [:]
+        for student in new where first[student.email] == nil { first[student.email] = student }
+        let students = first.values.sorted { $0.answer.line < $1.answer.line }
+        guard !students.isEmpty else { return }
+        try connection.execute("""
+            create temp table place_new_people (line int, email text, first_name text, last_name text, phone text, sex text,
+                                                campus text)
+            """)
+        defer { try? connection.execute("drop table if exists place_new_people") }
+        try connection.execute("""
+            insert into place_new_people
+            select n.line, n.email, n.first_name, n.last_name, nullif(n.phone, ''), n.sex, n.campus
+            from unnest(\(students.map(\.answer.line))::int[], \(students.map(\.email))::text[],
+                        \(students.map { $0.answer.firstName ?? "" })::text[], \(students.map { $0.answer.lastName ?? "" })::text[],
+                        \(students.map { $0.answer.phone ?? "" })::text[], \(students.map(\.sex))::text[],
+                        \(students.map(\.campus.code))::text[]) as n(line, email, first_name, last_name, phone, sex, campus)
+            """)
+        let columns = Dictionary(students.map { ($0.answer.line, $0.answer.emailColumn) }, uniquingKeysWith: { a, _ in a })
+        diagnostics += try NewPeopleMatches(connection: connection).matches(of: "select * from place_new_people").map { match in
+            Diagnostic(file: file, line: match.line, column: columns[match.line] ?? nil, field: PlaceField.email.rawValue,
+                       code: .possibleDuplicate, message: match.message, hint: match.hint)
+        }
     }
 
     /// Writes rows of `spec`'s columns, staged as `import` stages a file, in one statement

@@ -160,6 +160,7 @@ struct QuestionnaireAnswer: Sendable {
     let line: Int
     /// The email as typed (trimmed, lower case), for the report even when it is invalid.
     var emailText = ""
+    var emailColumn: Int?
     var email: String?
     var firstName: String?
     var lastName: String?
@@ -262,6 +263,7 @@ private struct AnswerReader {
     /// The answer, its availability as written (`readAvailabilities` parses it).
     mutating func read() -> QuestionnaireAnswer {
         answer.emailText = cell(.email)?.text.lowercased() ?? ""
+        answer.emailColumn = cell(.email)?.column
         answer.email = value(.email, as: .email, required: true)
         readName()
         answer.phone = value(.phone, as: .phone, required: false)

@@ -1,0 +1,71 @@
+import PostgresClient
+
+/// The rows that add people (an import's new students, walk-ins and passengers, `place`'s new
+/// students) and that are probably someone already: a person known, or another new row of the same
+/// file. Each row gets its strongest match at the default score (`PersonMatch`).
+struct NewPeopleMatches {
+    /// Whom a new row probably is: a person known (their email, as the warning has always shown it), or
+    /// an earlier row of the file.
+    enum Other: Sendable, Equatable {
+        case known(email: String, name: String)
+        case row(line: Int, name: String)
+    }
+
+    /// A new row, and whom it probably is.
+    struct Match: Sendable {
+        let line: Int
+        let other: Other
+        let score: Int
+        let reasons: String
+
+        /// The warning's text.
+        var message: String {
+            switch other {
+            case .known(let email, let name): "probably the same person as \(email) (\(name)): \(reasons) (score \(score))"
+            case .row(let line, let name): "probably the same person as line \(line) (\(name)): \(reasons) (score \(score))"
+            }
+        }
+
+        /// What to do about it.
+        var hint: String {
+            switch other {
+            case .known: "use their email to update them, or merge the two afterwards with crubatch people merge"
+            case .row: "keep one of the two rows, or merge the two afterwards with crubatch people merge"
+            }
+        }
+    }
+
+    let connection: PostgresConnection
+
+    /// The matches of the new rows `rows` gives (`line, email, first_name, last_name, phone, sex, campus`,
+    /// names not null), by line.
+    func matches(of rows: SQLFragment) throws -> [Match] {
+        // Counted, not looked for with `exists`: see docs/ARCHITECTURE.md ("Speed").
+        let (new, anyoneKnown) = try connection.query("""
+            select (select count(*) from (\(unescaped: rows)) n), exists (select 1 from people where forgotten_at is null)
+            """).rows[0].decode((Int, Bool).self)
+        guard new > 1 || (new == 1 && anyoneKnown) else { return [] }
+        let pairs = try PersonMatcher(connection: connection)
+            .pairs(of: .known(andNew: rows), minimumScore: PersonMatch.defaultMinimumScore).pairs
+        // A pair's first id is the lower: a new row's (-line), the later line when both are new.
+        var strongest: [Int: PersonMatcher.Pair] = [:]
+        for pair in pairs where pair.aID < 0 {
+            let line = -pair.aID
+            if let kept = strongest[line], (kept.score, -kept.bID) >= (pair.score, -pair.bID) { continue }
+            strongest[line] = pair
+        }
+        let others = Array(Set(strongest.values.map(\.bID)))
+        var named: [Int: Other] = [:]
+        for row in try connection.query("""
+            select p.id, p.email, p.first_name || ' ' || p.last_name from people p where p.id = any(\(others.filter { $0 > 0 })::bigint[])
+            union all select -n.line, null, n.first_name || ' ' || n.last_name from (\(unescaped: rows)) n
+            where n.line = any(\(others.filter { $0 < 0 }.map { -$0 })::int[])
+            """).rows {
+            let (id, email, name) = try row.decode((Int, String?, String).self)
+            named[id] = email.map { .known(email: $0, name: name) } ?? .row(line: -id, name: name)
+        }
+        return strongest.sorted { $0.key < $1.key }.compactMap { line, pair in
+            named[pair.bID].map { Match(line: line, other: $0, score: pair.score, reasons: pair.reasons) }
+        }
+    }
+}

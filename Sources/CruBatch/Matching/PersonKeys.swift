@@ -1,0 +1,41 @@
+import PostgresClient
+
+/// The keys each person is compared by, in temporary tables: every spelling of a given name and a
+/// surname once (`person_name_tokens`: its words, accents, case and punctuation aside; a surname
+/// without its Jr.), and per person (`person_match_keys`) the name keys, phone, sex, campus and the
+/// email (none for a walk-in) taken apart: its canonical form (`ec`: case, Gmail's dots and `+tags`, googlemail.com aside),
+/// its domain, its handle's letters and digits (`ea`) and letters alone (`eh`).
+enum PersonKeys {
+    static func statements(of rows: PersonMatch.Rows) -> [SQLFragment] {
+        [
+            """
+            create temp table person_match_given_forms as
+            select x.raw, t.tokens, array_to_string(t.tokens, '') as v
+            from (select distinct r.first_name as raw from (\(rows.sql)) r) x
+            cross join lateral (select person_name_tokens(x.raw) as tokens) t
+            """,
+            """
+            create temp table person_match_surname_forms as
+            select x.raw, w.tokens, array_to_string(w.tokens, '') as v, cardinality(w.tokens) < cardinality(t.tokens) as suffix
+            from (select distinct r.last_name as raw from (\(rows.sql)) r) x
+            cross join lateral (select person_name_tokens(x.raw) as tokens) t
+            cross join lateral (select without_generation(t.tokens) as tokens) w
+            """,
+            """
+            create temp table person_match_keys as
+            select r.id, r.new, r.first_name, r.last_name, r.phone, r.sex, r.campus_id, g.v collate "C" as f,
+                   s.v collate "C" as l, s.suffix,
+                   case when e.domain in ('gmail.com', 'googlemail.com') then replace(e.local, '.', '') || '@gmail.com'
+                        else coalesce(e.local || '@' || e.domain, '') end as ec,
+                   coalesce(e.domain, '') as domain, coalesce(translate(e.local, '._-''', ''), '') as ea,
+                   coalesce(translate(e.local, '._-''0123456789', ''), '') as eh
+            from (\(rows.sql)) r join person_match_given_forms g on g.raw = r.first_name
+            join person_match_surname_forms s on s.raw = r.last_name
+            cross join lateral (select split_part(split_part(x.email, '@', 1), '+', 1) as local,
+                                       split_part(x.email, '@', 2) as domain from (select lower(r.email) as email) x) e
+            """,
+            // The planner needs the size and the spread of the join keys; the rest is never joined on.
+            "analyze person_match_keys (id, phone, ec, f, l)",
+        ]
+    }
+}
