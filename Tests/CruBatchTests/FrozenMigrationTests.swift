@@ -39,6 +39,7 @@ struct FrozenMigrationTests {
         30: "0a24997f02e889e6df6e0d77b2e076aa72e6e1d0cb868ae37db02867ed386f57",
         31: "699260a08a958bdb335cce4a69063b113c2d27a41617bfcdc8f7678d72fe12d3",
         32: "8f8d576d6394535df37a11b68dbe8cce282836121964f6f66b54ba29d7346ec8",
+        33: "e659edc0db841d2ade1617e67149d99e807ae09bfb3513f3255285bdb4ee2822",
     ]
 
     @Test("every migration's text is the one pinned for its version, and every version is pinned")
