@@ -4,7 +4,7 @@ import CSVStream
 import Foundation
 import Testing
 
-/// The cell normalisation of the README's "File formats", value by value.
+/// The cell normalisation of docs/guide/file-formats.md, value by value.
 @Suite("cell normalisation")
 struct NormalizerTests {
     private func value(_ text: String, _ type: CellType) -> String? {

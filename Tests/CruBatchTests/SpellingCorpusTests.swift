@@ -59,16 +59,16 @@ struct SpellingCorpusTests {
         }
     }
 
-    @Test("the README's vocabulary lists every spelling of Vocabulary.table, and no vocabulary reads one key two ways")
-    func readme() throws {
-        let readme = try String(contentsOf: TestEnvironment.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try #require(readme.range(of: "### Vocabulary"))
+    @Test("the user guide's vocabulary lists every spelling of Vocabulary.table, and no vocabulary reads one key two ways")
+    func guidePage() throws {
+        let readme = try String(contentsOf: TestEnvironment.root.appendingPathComponent("docs/guide/file-formats.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "\n## Vocabulary"))
         let section = String(readme[start.upperBound...]).components(separatedBy: "\n## ")[0].lowercased()
         for vocabulary in Vocabulary.allCases {
             var seen: [String: String?] = [:]
             for term in vocabulary.terms {
                 for spelling in term.spellings {
-                    #expect(section.contains("`\(spelling.lowercased())`"), "README: \(vocabulary.rawValue) \"\(spelling)\"")
+                    #expect(section.contains("`\(spelling.lowercased())`"), "docs/guide/file-formats.md: \(vocabulary.rawValue) \"\(spelling)\"")
                     let key = Vocabulary.key(spelling)
                     if let earlier = seen[key] { #expect(earlier == term.value, "\(vocabulary.rawValue): \(spelling) twice") }
                     seen[key] = term.value

@@ -19,8 +19,8 @@ struct CellReading: Equatable {
     var gradYear: String?
 }
 
-/// Turns a cell's text into the canonical value its column stores (the README's "File formats" and
-/// "Vocabulary"), or says what is wrong. Empty cells give nil; the caller decides whether that is a
+/// Turns a cell's text into the canonical value its column stores (docs/guide/file-formats.md and
+/// its "Vocabulary"), or says what is wrong. Empty cells give nil; the caller decides whether that is a
 /// missing value.
 enum CellNormalizer {
     static func read(_ raw: String, as type: CellType, dateOrder: DateOrder = .mdy) throws(CellProblem) -> CellReading {

@@ -44,8 +44,8 @@ enum KindCatalog {
     static let groupInUse = SQLFragment(
         joining: (["g", "mi", "c"] as [SQLFragment]).map(Retirement.archive.isCurrent(over:)), separator: " and ")
 
-    /// Header names that the columns holding the same thing share across kinds (listed in the README's
-    /// "File formats"), given where each such column is declared.
+    /// Header names that the columns holding the same thing share across kinds (listed in
+    /// docs/guide/file-formats.md), given where each such column is declared.
     private enum Aliases {
         static let sex = ["gender"]
         static let email = ["e-mail", "email address", "e-mail address", "mail"]

@@ -45,7 +45,7 @@ extension DiagnosticCode {
     /// campuses for one ministry, a phone two users share ...): reported at its field, with why.
     public static let refusedDocument = DiagnosticCode("refused-document")
 
-    /// Every code `validate KIND FILE` can report, each documented in the README with a fixture
+    /// Every code `validate KIND FILE` can report, each documented in docs/guide/importing.md with a fixture
     /// (`skipped-file`, about the files of an `import --dir` folder, is documented beside them).
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [
         .missingColumn, .unknownColumn, .missingValue, .typeError, .invalidEmail, .invalidPhone, .invalidChoice,

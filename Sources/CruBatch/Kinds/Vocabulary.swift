@@ -1,6 +1,6 @@
 /// The words crubatch reads for the values of one kind of cell (a person's sex, a school year, a
 /// time zone ...). Every vocabulary is one part of `Vocabulary.table`, the single table of accepted
-/// spellings; the README's "Vocabulary" lists the same words and a test keeps the two in step.
+/// spellings; the "Vocabulary" of docs/guide/file-formats.md lists the same words and a test keeps the two in step.
 public enum Vocabulary: String, CaseIterable, Sendable {
     case bool
     case personSex = "person-sex"

@@ -1,6 +1,6 @@
 extension Migration {
     /// Rows that leave and come back, memberships that end, and the change log that `undo` and
-    /// `forget` work from (README, "Lists that shrink: sync, moves, undo and forget").
+    /// `forget` work from (docs/guide/importing.md, "Lists that shrink: sync, moves, undo and forget").
     ///
     /// - Every kind except people gets `archived_at`; archived rows are kept for history and left out
     ///   of exports, placement and notifications. People get `forgotten_at` instead (`forget`).
