@@ -36,7 +36,8 @@ extension DatabaseChecks {
     func possibleDuplicates() throws -> [Diagnostic] {
         guard let (rows, column) = newPeople else { return [] }
         return try NewPeopleMatches(connection: connection).matches(of: rows).map { match in
-            diagnostic(match.line, column: column, code: .possibleDuplicate, severity: onDuplicate, message: match.message,
+            diagnostic(match.line, column: column, code: .possibleDuplicate, severity: match.isMatch ? onDuplicate : .warning,
+                       message: match.message,
                        hint: match.hint)
         }
     }
@@ -48,14 +49,14 @@ extension DatabaseChecks {
     private var newPeople: (rows: SQLFragment, column: String)? {
         func cell(_ name: String) -> SQLFragment { isPresent(name) ? "s.\(identifier: name)" : "null" }
         let adding = spec.references.first { $0.reference.addsPeople }?.column.name
-        let email: String, column: String, campus: SQLFragment, condition: SQLFragment
+        let email: String, column: String, campus: SQLFragment, walkInsOnly: SQLFragment
         if holdsPeople {
-            (email, column, campus, condition) = ("email", "email", cell("campus"), "true")
+            (email, column, campus, walkInsOnly) = ("email", "email", cell("campus"), "")
         } else if let walkIns = spec.walkIns {
             (email, column, campus) = (walkIns.key, "first_name", walkIns.campus)
-            condition = "s.\(identifier: walkIns.key) like \(literal: "%@" + WalkIns.domain)"
+            walkInsOnly = "and s.\(identifier: walkIns.key) like \(literal: "%@" + WalkIns.domain)"
         } else if let adding {
-            (email, column, campus, condition) = (adding, adding, "null", "true")
+            (email, column, campus, walkInsOnly) = (adding, adding, "null", "")
         } else {
             return nil
         }
@@ -64,7 +65,7 @@ extension DatabaseChecks {
         return ("""
             select distinct on (s.\(key)) s.line, s.\(key) as email, s.first_name, s.last_name, \(cell("phone"))::text as phone,
                    \(cell("sex"))::text as sex, \(campus)::text as campus
-            from stage s where s.\(key) is not null and s.first_name is not null and s.last_name is not null and \(condition)
+            from stage s where s.\(key) is not null and s.first_name is not null and s.last_name is not null \(walkInsOnly)
             and not exists (select 1 from people p where lower(p.email) = s.\(key))
             order by s.\(key), s.line
             """, column)

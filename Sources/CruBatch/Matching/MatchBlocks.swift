@@ -1,23 +1,23 @@
 import PostgresClient
 
 /// Which pairs are compared at all (`person_match_candidates`, each with the blocks that found it as a
-/// bit mask of `PersonMatch.Block`): pairs sharing a key, found by hash joins, and only those with a
-/// new row. A phone, handle or name key held by too many people is skipped: its pairs share nothing
-/// rarer, and the other keys find them (a ministry's office phone typed for every walk-in is compared
-/// with the given name as well; a school whose addresses are `s` and a student number gives every
-/// student the handle `s`, and the full address tells them apart). The two name blocks join only when a pair sharing nothing but names could
-/// reach the minimum score (`PersonMatcher`). Then, for the handles that pairs share, how many hold
-/// each and whether it is made of its holder's name (`person_match_handles`).
+/// bit mask of `PersonMatch.Block`): pairs sharing a key, found by hash joins from the new rows. A
+/// phone, handle or name key held by too many people is skipped: its pairs share nothing rarer, and
+/// the other keys find them (a ministry's office phone typed for every walk-in is compared with the
+/// given name as well; a school whose addresses are `s` and a student number gives every student the
+/// handle `s`, and the full address tells them apart). The two name blocks join only when a pair
+/// sharing nothing but names could reach the minimum score (`PersonMatcher`). Then, for the handles
+/// that pairs share, how many hold each and whether it is made of its holder's name
+/// (`person_match_handles`).
 enum MatchBlocks {
     /// More people than this on one key make it too common to compare on alone.
     static let commonKey = 20
 
     static func statements(names: Bool) -> [SQLFragment] {
         let nameBlocks: SQLFragment = names ? """
-            union all select a.id, b.id, \(PersonMatch.Block.surnameSound.rawValue) from sounds a
-            join sounds b on b.key = a.key and a.id < b.id where a.new or b.new
-            union all select a.id, b.id, \(PersonMatch.Block.firstNameOnCampus.rawValue) from campus_names a
-            join campus_names b on b.key = a.key and a.id < b.id where a.new or b.new
+            union all \(pairs(.surnameSound, new: "(select * from sounds where new)", all: "sounds", on: "o.key = n.key"))
+            union all \(pairs(.firstNameOnCampus, new: "(select * from campus_names where new)", all: "campus_names",
+                               on: "o.key = n.key"))
             """ : ""
         let sounds: SQLFragment = names ? """
             , sounds as (select x.* from (select k.id, k.new, c.code || left(k.f, 1) as key, count(*) over (partition by c.code || left(k.f, 1)) as n
@@ -30,26 +30,24 @@ enum MatchBlocks {
                              where x.n <= \(commonKey))
             """ : ""
         return [
+            "create temp table person_match_new as select * from person_match_keys where new",
+            "analyze person_match_new (id, phone, ec, eh, f, l)",
             """
             create temp table person_match_candidates as
-            with common_phones as (select phone from person_match_keys where phone is not null group by phone
+            with common_phones as (select phone from person_match_keys
+                                   where phone in (select phone from person_match_new) group by phone
                                    having count(*) > \(commonKey)),
-                 common_handles as (select eh from person_match_keys where eh <> '' group by eh having count(*) > \(commonKey))\(sounds)
+                 common_handles as (select eh from person_match_keys where eh in (select eh from person_match_new where eh <> '')
+                                    group by eh having count(*) > \(commonKey))\(sounds)
             select a_id, b_id, bit_or(block) as blocks from (
-                select a.id as a_id, b.id as b_id, \(PersonMatch.Block.phone.rawValue) as block
-                from person_match_keys a join person_match_keys b on b.phone = a.phone and a.id < b.id
-                where (a.new or b.new) and a.phone not in (select phone from common_phones)
-                union all select a.id, b.id, \(PersonMatch.Block.email.rawValue) from person_match_keys a
-                join person_match_keys b on b.ec = a.ec and a.id < b.id where (a.new or b.new) and a.ec <> ''
-                union all select a.id, b.id, \(PersonMatch.Block.handle.rawValue) from person_match_keys a
-                join person_match_keys b on b.eh = a.eh and a.id < b.id
-                where (a.new or b.new) and a.eh <> '' and a.eh not in (select eh from common_handles)
-                and (a.f = b.f or exists (select 1 from person_match_given_pairs gp where gp.a = a.f and gp.b = b.f))
-                union all select a.id, b.id, \(PersonMatch.Block.firstNameAndPhone.rawValue) from person_match_keys a
-                join person_match_keys b on b.f = a.f and b.phone = a.phone and a.id < b.id where (a.new or b.new) and a.f <> ''
-                union all select least(a.id, b.id), greatest(a.id, b.id), \(PersonMatch.Block.swapped.rawValue)
-                from person_match_keys a join person_match_keys b on b.f = a.l and b.l = a.f
-                where (a.new or b.new) and a.f <> a.l and a.f <> '' and a.l <> ''
+                \(pairs(.phone, on: "o.phone = n.phone", where: "n.phone not in (select phone from common_phones)"))
+                union all \(pairs(.email, on: "o.ec = n.ec", where: "n.ec <> ''"))
+                union all \(pairs(.handle, on: "o.eh = n.eh", where: """
+                    n.eh <> '' and n.eh not in (select eh from common_handles)
+                    and (n.f = o.f or exists (select 1 from person_match_given_pairs gp where gp.a = n.f and gp.b = o.f))
+                    """))
+                union all \(pairs(.firstNameAndPhone, on: "o.f = n.f and o.phone = n.phone", where: "n.f <> ''"))
+                union all \(pairs(.swapped, on: "o.f = n.l and o.l = n.f", where: "n.f <> n.l and n.f <> '' and n.l <> ''"))
                 \(nameBlocks)
             ) x group by a_id, b_id
             """,
@@ -63,5 +61,20 @@ enum MatchBlocks {
             """,
             "analyze person_match_candidates, person_match_handles",
         ]
+    }
+
+    /// SQL: the pairs of a new row `n` of `new` and a row `o` of `all` (each with `id`, `new` and keys)
+    /// that hold `block`'s key alike (`on`; `where` over the same), as `a_id, b_id, block`, the lower id
+    /// first. Driven by the new rows, so an import of one row joins one row with the list, not the
+    /// list with itself; each pair of two new rows once.
+    private static func pairs(_ block: PersonMatch.Block, new: SQLFragment = "person_match_new",
+                              all: SQLFragment = "person_match_keys", on key: SQLFragment,
+                              where condition: SQLFragment? = nil) -> SQLFragment {
+        let also: SQLFragment = condition.map { "and \($0)" } ?? ""
+        return """
+            select least(n.id, o.id) as a_id, greatest(n.id, o.id) as b_id, \(block.rawValue) as block
+            from \(new) n join \(all) o on \(key) and o.id <> n.id
+            where (not o.new or n.id < o.id) \(also)
+            """
     }
 }

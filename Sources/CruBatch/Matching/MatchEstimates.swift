@@ -68,11 +68,14 @@ enum MatchEstimates {
         """
         create temp table person_match_w as
         with families as (select count(*)::float8 as n from person_match_families),
+             -- the people of a name some others hold too, first: most names are one person's
+             named as materialized (select k.id, k.f, k.l, k.phone, k.eh, k.suffix from person_match_keys k
+                                    join person_match_full n on n.f = k.f and n.l = k.l
+                                    where n.n between 2 and \(MatchBlocks.commonKey) and k.eh <> ''),
              same_name as (select count(*)::float8 as n, count(*) filter (where a.eh = b.eh) as handle,
                                   count(*) filter (where a.suffix <> b.suffix) as generation
-                           from person_match_keys a join person_match_keys b on b.f = a.f and b.l = a.l and a.id < b.id
-                           join person_match_full n on n.f = a.f and n.l = a.l and n.n <= \(MatchBlocks.commonKey)
-                           where a.f <> '' and a.l <> '' and a.phone <> b.phone and a.eh <> '' and b.eh <> ''),
+                           from named a join named b on b.f = a.f and b.l = a.l and a.id < b.id
+                           where a.phone <> b.phone),
              sexes as (select count(*)::float8 as n from person_match_keys where sex in ('male', 'female') group by sex),
              campuses as (select count(*)::float8 as n from person_match_keys where campus_id is not null group by campus_id),
              emails as (select count(*)::float8 as n from person_match_keys group by ec),

@@ -2,14 +2,21 @@ import PostgresClient
 
 /// The rows that add people (an import's new students, walk-ins and passengers, `place`'s new
 /// students) and that are probably someone already: a person known, or another new row of the same
-/// file. Each row gets its strongest match at the default score (`PersonMatch`).
+/// file. Each row gets its strongest match at the default score (`PersonMatch`). A bulk load (more
+/// than `limit` new people) is not compared: its first row says so.
 struct NewPeopleMatches {
     /// Whom a new row probably is: a person known (their email, as the warning has always shown it), or
     /// an earlier row of the file.
     enum Other: Sendable, Equatable {
         case known(email: String, name: String)
         case row(line: Int, name: String)
+        /// Nobody: the run adds more new people than the door compares (`limit`), so none was compared.
+        case notCompared(newPeople: Int)
     }
+
+    /// More new people than this in one run are a bulk load: they are not compared at the door (the
+    /// whole list is, and each new row with it), and one warning says to run `people duplicates`.
+    static let limit = 5_000
 
     /// A new row, and whom it probably is.
     struct Match: Sendable {
@@ -23,6 +30,9 @@ struct NewPeopleMatches {
             switch other {
             case .known(let email, let name): "probably the same person as \(email) (\(name)): \(reasons) (score \(score))"
             case .row(let line, let name): "probably the same person as line \(line) (\(name)): \(reasons) (score \(score))"
+            case .notCompared(let count):
+                "this run adds \(count) new people, more than the \(NewPeopleMatches.limit) compared as they come: "
+                    + "none was compared with the people known or with each other"
             }
         }
 
@@ -31,7 +41,14 @@ struct NewPeopleMatches {
             switch other {
             case .known: "use their email to update them, or merge the two afterwards with crubatch people merge"
             case .row: "keep one of the two rows, or merge the two afterwards with crubatch people merge"
+            case .notCompared: "list the probable duplicates after the load with crubatch people duplicates"
             }
+        }
+
+        /// Whether it names someone the row probably is (the others say what was not compared).
+        var isMatch: Bool {
+            if case .notCompared = other { return false }
+            return true
         }
     }
 
@@ -45,6 +62,10 @@ struct NewPeopleMatches {
             select (select count(*) from (\(unescaped: rows)) n), exists (select 1 from people where forgotten_at is null)
             """).rows[0].decode((Int, Bool).self)
         guard new > 1 || (new == 1 && anyoneKnown) else { return [] }
+        if new > Self.limit {
+            let first = try connection.query("select min(line) from (\(unescaped: rows)) n").scalar(Int.self)
+            return [Match(line: first, other: .notCompared(newPeople: new), score: 0, reasons: "")]
+        }
         let pairs = try PersonMatcher(connection: connection)
             .pairs(of: .known(andNew: rows), minimumScore: PersonMatch.defaultMinimumScore).pairs
         // A pair's first id is the lower: a new row's (-line), the later line when both are new.

@@ -8,19 +8,22 @@ import PostgresClient
 enum PersonKeys {
     static func statements(of rows: PersonMatch.Rows) -> [SQLFragment] {
         [
+            "create temp table person_match_rows as \(rows.sql)",
             """
             create temp table person_match_given_forms as
             select x.raw, t.tokens, array_to_string(t.tokens, '') as v
-            from (select distinct r.first_name as raw from (\(rows.sql)) r) x
+            from (select distinct r.first_name as raw from person_match_rows r) x
             cross join lateral (select person_name_tokens(x.raw) as tokens) t
             """,
             """
             create temp table person_match_surname_forms as
             select x.raw, w.tokens, array_to_string(w.tokens, '') as v, cardinality(w.tokens) < cardinality(t.tokens) as suffix
-            from (select distinct r.last_name as raw from (\(rows.sql)) r) x
+            from (select distinct r.last_name as raw from person_match_rows r) x
             cross join lateral (select person_name_tokens(x.raw) as tokens) t
             cross join lateral (select without_generation(t.tokens) as tokens) w
             """,
+            // Without their sizes the planner sorts every person to merge them with the names.
+            "analyze person_match_given_forms, person_match_surname_forms",
             """
             create temp table person_match_keys as
             select r.id, r.new, r.first_name, r.last_name, r.phone, r.sex, r.campus_id, g.v collate "C" as f,
@@ -29,13 +32,16 @@ enum PersonKeys {
                         else coalesce(e.local || '@' || e.domain, '') end as ec,
                    coalesce(e.domain, '') as domain, coalesce(translate(e.local, '._-''', ''), '') as ea,
                    coalesce(translate(e.local, '._-''0123456789', ''), '') as eh
-            from (\(rows.sql)) r join person_match_given_forms g on g.raw = r.first_name
+            from person_match_rows r join person_match_given_forms g on g.raw = r.first_name
             join person_match_surname_forms s on s.raw = r.last_name
             cross join lateral (select split_part(split_part(x.email, '@', 1), '+', 1) as local,
-                                       split_part(x.email, '@', 2) as domain from (select lower(r.email) as email) x) e
+                                       split_part(x.email, '@', 2) as domain from (select lower(r.email) as email) x
+                                -- computed once a row, not again for every column that reads it
+                                offset 0) e
             """,
-            // The planner needs the size and the spread of the join keys; the rest is never joined on.
-            "analyze person_match_keys (id, phone, ec, f, l)",
+            // The planner needs the size and the spread of the join keys, and how few rows are new at
+            // an import; the rest is never joined on.
+            "analyze person_match_keys (id, new, phone, ec, eh, f, l)",
         ]
     }
 }
