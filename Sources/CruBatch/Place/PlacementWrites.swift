@@ -5,28 +5,21 @@ import PostgresClient
 /// joins. Each answer is decided in memory as if the answers before it were written one by one, and
 /// the rows come out as that would leave them.
 extension Placement {
-    /// A person's columns that an answer sets, as the database gives them as text.
+    /// A person's columns that an answer sets, as the database gives them as text: the cells of
+    /// `studentRows` in its order (the email in lower case, as compared), and whether they are a member.
     private struct PersonRow: Equatable {
-        var firstName: String?
-        var lastName: String?
-        var phone: String?
-        var sex: String?
-        var schoolYear: String?
-        var gradYear: String?
-        /// The campus's code.
-        var campus: String?
+        var cells: [String?]
         var isMember: Bool
-
-        /// The staged cells, in the order of `studentRows`' columns.
-        func values(email: String) -> [String?] {
-            [email, firstName, lastName, phone, sex, schoolYear, gradYear, campus]
-        }
     }
 
-    /// The columns of students.csv that an answer sets, in the order of `PersonRow.values`; `place`
-    /// writes them as `import` does, and adds ministries itself (`addMinistries`: an answer removes none).
+    /// The columns of students.csv that an answer sets, in the catalog's order: every one but the
+    /// ministries, which `addMinistries` adds (an answer removes none). `place` writes them as `import`
+    /// does.
     private static let studentRows = KindCatalog.students.restricted(
-        to: ["email", "first_name", "last_name", "phone", "sex", "school_year", "grad_year", "campus"])
+        to: KindCatalog.students.columns.filter { $0.list == nil }.map(\.name))
+
+    /// How an answer fills each column of `studentRows`, in its order (`Student.filling`).
+    private static let fillings = studentRows.columns.map { Student.filling($0.name) }
 
     /// Saves the students (`savePeople`, which sets their `personID`), then the ministries they
     /// chose (`addMinistries`). `work` runs here while the server writes the students. Many new
@@ -46,38 +39,26 @@ extension Placement {
     private mutating func savePeople(_ students: inout [Student],
                                      while work: () throws -> Void) throws -> BulkLoadKeys? {
         let emails = Array(Set(students.map(\.email)))
-        var stored: [String: PersonRow] = [:]
-        for row in try connection.query("""
-            select lower(email), first_name, last_name, phone, sex, school_year, grad_year, c.code, is_member
-            from people p left join campuses c on c.id = p.campus_id
-            where lower(email) = any(\(emails)::text[])
-            """).rows {
-            stored[try row.decode(String.self, 0)] = PersonRow(
-                firstName: try row.decode(String?.self, 1), lastName: try row.decode(String?.self, 2),
-                phone: try row.decode(String?.self, 3), sex: try row.decode(String?.self, 4),
-                schoolYear: try row.decode(String?.self, 5), gradYear: try row.decode(String?.self, 6),
-                campus: try row.decode(String?.self, 7), isMember: try row.decode(Bool.self, 8))
-        }
+        let stored = try storedPeople(emails)
         var saved = stored
         var order: [String] = [], ordered = Set<String>()
+        // Each new student's first answer.
+        var new: [Student] = []
         for student in students {
-            let answer = student.answer, before = saved[student.email]
-            let after = PersonRow(firstName: answer.firstName, lastName: answer.lastName,
-                                  phone: answer.phone ?? before?.phone, sex: student.sex,
-                                  schoolYear: answer.schoolYear.map(String.init),
-                                  gradYear: answer.gradYear.map(String.init) ?? before?.gradYear,
-                                  campus: student.campus.code, isMember: true)
+            let before = saved[student.email]
+            let after = PersonRow(cells: Self.cells(of: student, keeping: before), isMember: true)
             let change: PersonChange = before == nil ? .inserted : before == after ? .unchanged : .updated
             people[change, default: 0] += 1
+            if before == nil { new.append(student) }
             if ordered.insert(student.email).inserted { order.append(student.email) }
             saved[student.email] = after
         }
-        try warnOfPossibleDuplicates(students.filter { stored[$0.email] == nil })
+        try warnOfPossibleDuplicates(new)
         let keys = try BulkLoadKeys.dropIfWorthIt(table: "people", tables: ["people", "person_ministries"],
                                                   newRows: order.count - stored.count, connection: connection)
         // Every student's row is written (and so locked until the run commits), an unchanged one
         // left as it is.
-        try merge(order.map { saved[$0]!.values(email: $0) }, as: Self.studentRows, while: work)
+        try merge(order.map { saved[$0]!.cells }, as: Self.studentRows, while: work)
         var ids: [String: String] = [:]
         for row in try connection.query("""
             select lower(email), id from people where lower(email) = any(\(emails)::text[])
@@ -94,32 +75,59 @@ extension Placement {
         return keys
     }
 
+    /// The cells `student`'s answer saves, in the order of `studentRows`: a blank keeps the cell of
+    /// `before` (the person as saved before it) where the column's `filling` says so.
+    private static func cells(of student: Student, keeping before: PersonRow?) -> [String?] {
+        fillings.indices.map { index in
+            fillings[index].value(student) ?? (fillings[index].keepsStored ? before?.cells[index] : nil)
+        }
+    }
+
+    /// The stored people `emails` name, by email in lower case, each read back as `import` would
+    /// read its cells (`ColumnSpec.exportExpression`).
+    private func storedPeople(_ emails: [String]) throws -> [String: PersonRow] {
+        let spec = Self.studentRows
+        let key = spec.comparedKeys(over: "t")[0].expression
+        let cells = SQLFragment(joining: spec.columns.map { $0.isKey ? key : $0.exportExpression }, separator: ", ")
+        var stored: [String: PersonRow] = [:]
+        for row in try connection.query("""
+            select \(unescaped: key), \(unescaped: cells), t.is_member
+            from \(identifier: spec.table) t \(unescaped: spec.referenceJoins) where \(unescaped: key) = any(\(emails)::text[])
+            """).rows {
+            stored[try row.decode(String.self, 0)] = PersonRow(
+                cells: try spec.columns.indices.map { try row.decode(String?.self, $0 + 1) },
+                isMember: try row.decode(Bool.self, spec.columns.count + 1))
+        }
+        return stored
+    }
+
     /// A `possible-duplicate` warning per new student who is probably someone already: a person known,
     /// or a student of an earlier answer (`NewPeopleMatches`), as `import students` warns. Each new
-    /// student's first answer is compared, before any is saved.
+    /// student's first answer (`new`) is compared, staged as `import` stages a file, before any is saved.
     private mutating func warnOfPossibleDuplicates(_ new: [Student]) throws {
-        var first: [String: Student] = [:]
-        for student in new where first[student.email] == nil { first[student.email] = student }
-        let students = first.values.sorted { $0.answer.line < $1.answer.line }
-        guard !students.isEmpty else { return }
-        try connection.execute("""
-            create temp table place_new_people (line int, email text, first_name text, last_name text, phone text, sex text,
-                                                campus text)
-            """)
-        defer { try? connection.execute("drop table if exists place_new_people") }
-        try connection.execute("""
-            insert into place_new_people
-            select n.line, n.email, n.first_name, n.last_name, nullif(n.phone, ''), n.sex, n.campus
-            from unnest(\(students.map(\.answer.line))::int[], \(students.map(\.email))::text[],
-                        \(students.map { $0.answer.firstName ?? "" })::text[], \(students.map { $0.answer.lastName ?? "" })::text[],
-                        \(students.map { $0.answer.phone ?? "" })::text[], \(students.map(\.sex))::text[],
-                        \(students.map(\.campus.code))::text[]) as n(line, email, first_name, last_name, phone, sex, campus)
-            """)
-        let columns = Dictionary(students.map { ($0.answer.line, $0.answer.emailColumn) }, uniquingKeysWith: { a, _ in a })
-        diagnostics += try NewPeopleMatches(connection: connection).matches(of: "select * from place_new_people").map { match in
+        guard !new.isEmpty else { return }
+        let rows = new.map { (line: $0.answer.line, cells: Self.cells(of: $0, keeping: nil)) }
+        let matches = try staging(rows, as: Self.studentRows) {
+            try NewPeopleMatches(connection: connection).matches(of: "select * from stage")
+        }
+        let columns = Dictionary(new.map { ($0.answer.line, $0.answer.emailColumn) }, uniquingKeysWith: { a, _ in a })
+        diagnostics += matches.map { match in
             Diagnostic(file: file, line: match.line, column: columns[match.line] ?? nil, field: PlaceField.email.rawValue,
                        code: .possibleDuplicate, message: match.message, hint: match.hint)
         }
+    }
+
+    /// Runs `body` with `rows` (each with its line) in the temp table `stage`, staged by `spec`'s
+    /// `StagingEncoder` as `import` stages a file; drops the table after.
+    private func staging<T>(_ rows: [(line: Int, cells: [String?])], as spec: KindSpec,
+                            _ body: () throws -> T) throws -> T {
+        let encoder = StagingEncoder(spec: spec)
+        try connection.execute(encoder.createTable)
+        defer { try? connection.execute("drop table if exists stage") }
+        var staged: [UInt8] = []
+        for row in rows { encoder.append(line: row.line, values: row.cells, to: &staged) }
+        try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
+        return try body()
     }
 
     /// Writes rows of `spec`'s columns, staged as `import` stages a file, in one statement
@@ -129,14 +137,10 @@ extension Placement {
     @discardableResult
     private func merge(_ rows: [[String?]], as spec: KindSpec, updatingOnlyWhere condition: SQLFragment? = nil,
                        while work: () throws -> Void = {}) throws -> Int {
-        let encoder = StagingEncoder(spec: spec)
-        try connection.execute(encoder.createTable)
-        defer { try? connection.execute("drop table if exists stage") }
-        var staged: [UInt8] = []
-        for (line, values) in rows.enumerated() { encoder.append(line: line + 1, values: values, to: &staged) }
-        try connection.copyIn(encoder.copySQL) { try $0.send(staged) }
         let upsert = MergeSQL(spec: spec, blank: .clear).upsert(updatingOnlyWhere: condition)
-        return try connection.query(upsert, while: work).result.rows.count
+        return try staging(rows.enumerated().map { ($0.offset + 1, $0.element) }, as: spec) {
+            try connection.query(upsert, while: work).result.rows.count
+        }
     }
 
     /// Adds the ministries each student chose and did not have, in one statement, numbered after the
@@ -199,6 +203,25 @@ extension Placement {
         membershipsInserted += try merge(pendingJoins.map { [$0.group, $0.email, nil, "active"] }, as: Self.joinRows,
                                          updatingOnlyWhere: KindCatalog.membershipEnd.isRetired(over: "t"))
         pendingJoins.removeAll()
+    }
+}
+
+extension Placement.Student {
+    /// How an answer fills students.csv column `name`: the student's cell, as `import` stages it
+    /// (nil: blank), and whether a blank keeps the stored value (a phone, a graduation year) rather
+    /// than clearing it.
+    fileprivate static func filling(_ name: String) -> (value: @Sendable (Self) -> String?, keepsStored: Bool) {
+        switch name {
+        case "email": ({ $0.email }, false)
+        case "first_name": ({ $0.answer.firstName }, false)
+        case "last_name": ({ $0.answer.lastName }, false)
+        case "phone": ({ $0.answer.phone }, true)
+        case "sex": ({ $0.sex }, false)
+        case "school_year": ({ $0.answer.schoolYear.map(String.init) }, false)
+        case "grad_year": ({ $0.answer.gradYear.map(String.init) }, true)
+        case "campus": ({ $0.campus.code }, false)
+        default: preconditionFailure("an answer fills no students.csv column \(name)")
+        }
     }
 }
 

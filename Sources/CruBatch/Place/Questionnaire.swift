@@ -271,9 +271,11 @@ private struct AnswerReader {
         let year = reading(.schoolYear, as: .schoolYear, required: true)
         answer.schoolYear = year.value.flatMap { Int($0) }
         answer.gradYear = year.gradYear.flatMap { Int($0) }
-        readCampus()
-        readMinistries()
-        readAvailability()
+        (answer.campusText, answer.campusColumn) = written(.campus, hint: "fill in the campus (name or code)")
+        (answer.ministriesText, answer.ministriesColumn) = written(
+            .ministries, hint: "fill in at least one ministry (name or code)",
+            empty: { text in text.split { $0 == ";" || $0 == "," }.allSatisfy { $0.allSatisfy(\.isWhitespace) } })
+        (answer.availabilityText, answer.availabilityColumn) = written(.availability, hint: AvailabilityError.hint)
         return answer
     }
 
@@ -298,37 +300,16 @@ private struct AnswerReader {
         }
     }
 
-    /// The campus as written (matched by `Placer`).
-    private mutating func readCampus() {
-        guard let (text, column) = cell(.campus) else { return }
-        answer.campusText = text
-        answer.campusColumn = column
-        if text.isEmpty {
-            problem(.campus, column, .missingValue, "campus is required but empty",
-                    hint: "fill in the campus (name or code)")
+    /// The answer to a question a later step reads, as written, and its column: `Placer` matches the
+    /// campus and splits the ministries, `readAvailabilities` parses the availability. An `empty` one
+    /// (by default, a blank cell) is an error of the answer.
+    private mutating func written(_ field: PlaceField, hint: String,
+                                  empty: (String) -> Bool = \.isEmpty) -> (text: String, column: Int?) {
+        guard let (text, column) = cell(field) else { return ("", nil) }
+        if empty(text) {
+            problem(field, column, .missingValue, "\(field.rawValue) is required but empty", hint: hint)
         }
-    }
-
-    /// The ministries as written (split by `Placer`); at least one is named.
-    private mutating func readMinistries() {
-        guard let (text, column) = cell(.ministries) else { return }
-        answer.ministriesText = text
-        answer.ministriesColumn = column
-        if text.split(whereSeparator: { $0 == ";" || $0 == "," }).allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
-            problem(.ministries, column, .missingValue, "ministries is required but empty",
-                    hint: "fill in at least one ministry (name or code)")
-        }
-    }
-
-    /// The availability as written; an empty one is an error of the answer.
-    private mutating func readAvailability() {
-        guard let (text, column) = cell(.availability) else { return }
-        answer.availabilityText = text
-        answer.availabilityColumn = column
-        if text.isEmpty {
-            problem(.availability, column, .missingValue, "availability is required but empty",
-                    hint: AvailabilityError.hint)
-        }
+        return (text, column)
     }
 
     private func cell(_ field: PlaceField) -> (text: String, column: Int)? {
