@@ -34,11 +34,9 @@ enum MatchBlocks {
             "analyze person_match_new (id, phone, ec, eh, f, l)",
             """
             create temp table person_match_candidates as
-            with common_phones as (select phone from person_match_keys
-                                   where phone in (select phone from person_match_new) group by phone
+            with common_phones as (select phone from person_match_keys where phone is not null group by phone
                                    having count(*) > \(commonKey)),
-                 common_handles as (select eh from person_match_keys where eh in (select eh from person_match_new where eh <> '')
-                                    group by eh having count(*) > \(commonKey))\(sounds)
+                 common_handles as (select eh from person_match_keys where eh <> '' group by eh having count(*) > \(commonKey))\(sounds)
             select a_id, b_id, bit_or(block) as blocks from (
                 \(pairs(.phone, on: "o.phone = n.phone", where: "n.phone not in (select phone from common_phones)"))
                 union all \(pairs(.email, on: "o.ec = n.ec", where: "n.ec <> ''"))

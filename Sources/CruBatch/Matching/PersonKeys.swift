@@ -4,7 +4,8 @@ import PostgresClient
 /// surname once (`person_name_tokens`: its words, accents, case and punctuation aside; a surname
 /// without its Jr.), and per person (`person_match_keys`) the name keys, phone, sex, campus and the
 /// email (none for a walk-in) taken apart: its canonical form (`ec`: case, Gmail's dots and `+tags`, googlemail.com aside),
-/// its domain, its handle's letters and digits (`ea`) and letters alone (`eh`).
+/// its domain, its handle's letters and digits (`ea`) and letters alone (`eh`). Each `offset 0` keeps a
+/// lateral value computed once a row: inlined, it would be computed again for every column reading it.
 enum PersonKeys {
     static func statements(of rows: PersonMatch.Rows) -> [SQLFragment] {
         [
@@ -13,14 +14,14 @@ enum PersonKeys {
             create temp table person_match_given_forms as
             select x.raw, t.tokens, array_to_string(t.tokens, '') as v
             from (select distinct r.first_name as raw from person_match_rows r) x
-            cross join lateral (select person_name_tokens(x.raw) as tokens) t
+            cross join lateral (select person_name_tokens(x.raw) as tokens offset 0) t
             """,
             """
             create temp table person_match_surname_forms as
             select x.raw, w.tokens, array_to_string(w.tokens, '') as v, cardinality(w.tokens) < cardinality(t.tokens) as suffix
             from (select distinct r.last_name as raw from person_match_rows r) x
-            cross join lateral (select person_name_tokens(x.raw) as tokens) t
-            cross join lateral (select without_generation(t.tokens) as tokens) w
+            cross join lateral (select person_name_tokens(x.raw) as tokens offset 0) t
+            cross join lateral (select without_generation(t.tokens) as tokens offset 0) w
             """,
             // Without their sizes the planner sorts every person to merge them with the names.
             "analyze person_match_given_forms, person_match_surname_forms",
@@ -36,7 +37,6 @@ enum PersonKeys {
             join person_match_surname_forms s on s.raw = r.last_name
             cross join lateral (select split_part(split_part(x.email, '@', 1), '+', 1) as local,
                                        split_part(x.email, '@', 2) as domain from (select lower(r.email) as email) x
-                                -- computed once a row, not again for every column that reads it
                                 offset 0) e
             """,
             // The planner needs the size and the spread of the join keys, and how few rows are new at

@@ -25,12 +25,14 @@ struct PersonMatcher {
 
     /// The pairs of `rows` that have a new row and score at least `minimumScore`, strongest first.
     func pairs(of rows: PersonMatch.Rows, minimumScore: Int) throws -> Result {
-        // A just-in-time compilation of these plans costs more than running them.
-        let jit = try connection.query("select current_setting('jit')").scalar(String.self)
-        try connection.query("select set_config('jit', 'off', false)")
+        // A just-in-time compilation of these plans costs more than running them; and every join here
+        // is an equality a hash serves, where a merge join would sort the whole list first.
+        let (jit, mergeJoin) = try connection.query("select current_setting('jit'), current_setting('enable_mergejoin')")
+            .rows[0].decode((String, String).self)
+        try connection.query("select set_config('jit', 'off', false), set_config('enable_mergejoin', 'off', false)")
         defer {
             try? connection.execute(PostgresQuery(Self.dropTables))
-            _ = try? connection.query("select set_config('jit', \(jit), false)")
+            _ = try? connection.query("select set_config('jit', \(jit), false), set_config('enable_mergejoin', \(mergeJoin), false)")
         }
         try run(MatchPriors.statements + PersonKeys.statements(of: rows) + NameAgreement.statements + MatchEstimates.statements)
         // A pair sharing nothing but its names scores at most this; the name blocks are worth joining
