@@ -35,6 +35,39 @@ struct PeopleDoorTests {
         #expect(try again.count("select count(*) from people") == 0, "an error writes nothing")
     }
 
+    @Test("a Google Forms export where one student answered twice, from another address and with the name the other way round, warns on the later answer")
+    func formAnsweredTwice() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let forms = TestEnvironment.fixture("google-forms")
+        var export = try String(contentsOfFile: forms + "/Cru Interest Form (Responses) - Form Responses 1.csv", encoding: .utf8)
+        if !export.hasSuffix("\n") { export += "\r\n" }
+        export += "9/25/2026 8:14:09,tyler.nguyen.22@gmail.com,Tyler Nguyen,(559) 555-0132,Sophomore,Cal Poly San Luis Obispo,Epic Movement Cal Poly,\r\n"
+        let file = try scratch.writeFile("Cru Interest Form (Responses) - Form Responses 1.csv", export)
+        let lastLine = export.unicodeScalars.filter { $0 == "\n" }.count  // blank rows of the export counted
+        let loaded = try database.run(["import", "students", file, "--map-file", forms + "/students.map"])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(loaded.stderr.contains(":\(lastLine):2: warning[possible-duplicate]: probably the same person as line 3 (Tyler Nguyen)"),
+                "\(loaded.stderr)")
+    }
+
+    @Test("a new row that is probably two records known names the strongest and counts the other")
+    func twoRecordsAlike() throws {
+        let database = try TestDatabase()
+        let known = try scratch.writeFile("known.csv", """
+            email,first_name,last_name,phone
+            elizabeth.ward@calpoly.edu,Elizabeth,Ward,805-555-0201
+            liz.ward@gmail.com,Liz,Ward,805-555-0201
+
+            """)
+        #expect(try database.run(["import", "students", known]).status == 0)
+        let file = try scratch.writeFile("new.csv", "email,first_name,last_name,phone\nelizabeth.ward@cuesta.edu,Elizabeth,Ward,805-555-0201\n")
+        let warned = try database.run(["import", "students", file])
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(warned.stderr.contains("new.csv:2:1: warning[possible-duplicate]: probably the same person as elizabeth.ward@calpoly.edu"),
+                "\(warned.stderr)")
+        #expect(warned.stderr.contains("; 1 other record score 70 or more too (crubatch people duplicates lists them)"), "\(warned.stderr)")
+    }
+
     @Test("a bulk load of more new people than the door compares says so once, on its first new row, and loads even under --on-duplicate reject")
     func bulkLoadIsNotComparedAndSaysSo() throws {
         let database = try TestDatabase()

@@ -24,16 +24,26 @@ struct NewPeopleMatches {
         let other: Other
         let score: Int
         let reasons: String
+        /// How many more records the row probably is, each scoring less (or the same, named later).
+        var othersAlike = 0
 
         /// The warning's text.
         var message: String {
             switch other {
-            case .known(let email, let name): "probably the same person as \(email) (\(name)): \(reasons) (score \(score))"
-            case .row(let line, let name): "probably the same person as line \(line) (\(name)): \(reasons) (score \(score))"
+            case .known(let email, let name):
+                "probably the same person as \(email) (\(name)): \(reasons) (score \(score))\(alsoAlike)"
+            case .row(let line, let name):
+                "probably the same person as line \(line) (\(name)): \(reasons) (score \(score))\(alsoAlike)"
             case .notCompared(let count):
                 "this run adds \(count) new people, more than the \(NewPeopleMatches.limit) compared as they come: "
                     + "none was compared with the people known or with each other"
             }
+        }
+
+        /// The other records it probably is, counted, never left out without a word.
+        private var alsoAlike: String {
+            othersAlike == 0 ? "" : "; \(othersAlike) other record\(othersAlike == 1 ? "" : "s") score \(PersonMatch.defaultMinimumScore) "
+                + "or more too (crubatch people duplicates lists them)"
         }
 
         /// What to do about it.
@@ -58,20 +68,22 @@ struct NewPeopleMatches {
     /// names not null), by line.
     func matches(of rows: SQLFragment) throws -> [Match] {
         // Counted, not looked for with `exists`: see docs/ARCHITECTURE.md ("Speed").
-        let (new, anyoneKnown) = try connection.query("""
-            select (select count(*) from (\(unescaped: rows)) n), exists (select 1 from people where forgotten_at is null)
-            """).rows[0].decode((Int, Bool).self)
+        let (new, firstLine, anyoneKnown) = try connection.query("""
+            select count(*), coalesce(min(n.line), 0), exists (select 1 from people where forgotten_at is null)
+            from (\(unescaped: rows)) n
+            """).rows[0].decode((Int, Int, Bool).self)
         guard new > 1 || (new == 1 && anyoneKnown) else { return [] }
         if new > Self.limit {
-            let first = try connection.query("select min(line) from (\(unescaped: rows)) n").scalar(Int.self)
-            return [Match(line: first, other: .notCompared(newPeople: new), score: 0, reasons: "")]
+            return [Match(line: firstLine, other: .notCompared(newPeople: new), score: 0, reasons: "")]
         }
         let pairs = try PersonMatcher(connection: connection)
             .pairs(of: .known(andNew: rows), minimumScore: PersonMatch.defaultMinimumScore).pairs
         // A pair's first id is the lower: a new row's (-line), the later line when both are new.
         var strongest: [Int: PersonMatcher.Pair] = [:]
+        var found: [Int: Int] = [:]
         for pair in pairs where pair.aID < 0 {
             let line = -pair.aID
+            found[line, default: 0] += 1
             if let kept = strongest[line], (kept.score, -kept.bID) >= (pair.score, -pair.bID) { continue }
             strongest[line] = pair
         }
@@ -86,7 +98,8 @@ struct NewPeopleMatches {
             named[id] = email.map { .known(email: $0, name: name) } ?? .row(line: -id, name: name)
         }
         return strongest.sorted { $0.key < $1.key }.compactMap { line, pair in
-            named[pair.bID].map { Match(line: line, other: $0, score: pair.score, reasons: pair.reasons) }
+            named[pair.bID].map { Match(line: line, other: $0, score: pair.score, reasons: pair.reasons,
+                                        othersAlike: (found[line] ?? 1) - 1) }
         }
     }
 }
