@@ -33,6 +33,19 @@ struct PeopleDuplicateTests {
         }
     }
 
+    @Test("a school of student-number addresses (s1234567@...): the student's own number at another domain still pairs them")
+    func studentNumberAddresses() throws {
+        let database = try TestDatabase()
+        var text = "email,first_name,last_name\n"
+        for n in 0..<30 { text += "s20\(26_000 + n * 37)@students.cuesta.edu,Student\(["Ana", "Ben", "Cai", "Dev", "Eli"][n % 5]),Number\(n)\n" }
+        text += "s2029999@students.cuesta.edu,Marisol,Quintero-Vega\ns2029999@gmail.com,Marisol,Quintero\n"
+        let file = try scratch.writeFile("students.csv", text)
+        #expect(try database.run(["import", "students", file]).status == 0)
+        let listed = try database.run(["people", "duplicates", "--format", "csv"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(pairs(inCSV: listed.stdout) == [["s2029999@students.cuesta.edu", "s2029999@gmail.com"]], "\(listed.stdout)")
+    }
+
     /// One pair of each kind, and the look-alikes.
     private static let people = """
         email,first_name,last_name,phone,sex

@@ -5,7 +5,7 @@ import PostgresClient
 /// phone, handle or name key held by too many people is skipped: its pairs share nothing rarer, and
 /// the other keys find them (a ministry's office phone typed for every walk-in is compared with the
 /// given name as well; a school whose addresses are `s` and a student number gives every student the
-/// handle `s`, and the full address tells them apart). The two name blocks join only when a pair
+/// handle `s`, and the handle with its digits is compared instead). The two name blocks join only when a pair
 /// sharing nothing but names could reach the minimum score (`PersonMatcher`). Then, for the handles
 /// that pairs share, how many hold each and whether it is made of its holder's name
 /// (`person_match_handles`).
@@ -29,9 +29,12 @@ enum MatchBlocks {
                                               from person_match_keys k where k.f <> '' and k.l <> '' and k.campus_id is not null) x
                              where x.n <= \(commonKey))
             """ : ""
+        // A handle's letters held by many (`s` of `s1234567@school.edu`) leave the handle with its
+        // digits to tell two students apart.
+        let givenAlike: SQLFragment = "(n.f = o.f or exists (select 1 from person_match_given_pairs gp where gp.a = n.f and gp.b = o.f))"
         return [
             "create temp table person_match_new as select * from person_match_keys where new",
-            "analyze person_match_new (id, phone, ec, eh, f, l)",
+            "analyze person_match_new (id, phone, ec, ea, eh, f, l)",
             """
             create temp table person_match_candidates as
             with common_phones as (select phone from person_match_keys where phone is not null group by phone
@@ -41,8 +44,10 @@ enum MatchBlocks {
                 \(pairs(.phone, on: "o.phone = n.phone", where: "n.phone not in (select phone from common_phones)"))
                 union all \(pairs(.email, on: "o.ec = n.ec", where: "n.ec <> ''"))
                 union all \(pairs(.handle, on: "o.eh = n.eh", where: """
-                    n.eh <> '' and n.eh not in (select eh from common_handles)
-                    and (n.f = o.f or exists (select 1 from person_match_given_pairs gp where gp.a = n.f and gp.b = o.f))
+                    n.eh <> '' and n.eh not in (select eh from common_handles) and \(givenAlike)
+                    """))
+                union all \(pairs(.handle, on: "o.ea = n.ea", where: """
+                    n.eh in (select eh from common_handles) and \(givenAlike)
                     """))
                 union all \(pairs(.firstNameAndPhone, on: "o.f = n.f and o.phone = n.phone", where: "n.f <> ''"))
                 union all \(pairs(.swapped, on: "o.f = n.l and o.l = n.f", where: "n.f <> n.l and n.f <> '' and n.l <> ''"))

@@ -41,7 +41,7 @@ enum PersonKeys {
             """,
             // The planner needs the size and the spread of the join keys, and how few rows are new at
             // an import; the rest is never joined on.
-            "analyze person_match_keys (id, new, phone, ec, eh, f, l)",
+            "analyze person_match_keys (id, new, phone, ec, ea, eh, f, l)",
         ]
     }
 }

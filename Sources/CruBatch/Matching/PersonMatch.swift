@@ -50,7 +50,8 @@ public enum PersonMatch {
         case phone = 1
         /// The same address once case, Gmail's dots and `+tags` and googlemail.com are set aside.
         case email = 2
-        /// The same letters before the `@`, given names alike.
+        /// The same letters before the `@`, given names alike (the same letters and digits when the
+        /// letters alone are too common).
         case handle = 4
         /// The same given name and phone.
         case firstNameAndPhone = 8

@@ -35,11 +35,12 @@ struct PersonMatcher {
             _ = try? connection.query("select set_config('jit', \(jit), false), set_config('enable_mergejoin', \(mergeJoin), false)")
         }
         try run(MatchPriors.statements + PersonKeys.statements(of: rows) + NameAgreement.statements + MatchEstimates.statements)
-        // A pair sharing nothing but its names scores at most this; the name blocks are worth joining
-        // only when the minimum is as low.
+        // A pair sharing nothing but its names scores at most this (its best case: no email or phone on
+        // one side, so neither counts against); the name blocks are worth joining only when the
+        // minimum is as low.
         let (namesAlone, prior) = try connection.query("""
-            select round(100 / (1 + 2 ^ -(w.prior + w.name_most + greatest(w.sex_same, 0) + greatest(w.campus_same, 0)
-                                           + w.email_else)))::int, w.prior
+            select round(100 / (1 + 2 ^ -(w.prior + w.name_most + greatest(w.sex_same, 0) + greatest(w.campus_same, 0))))::int,
+                   w.prior
             from person_match_w w
             """).rows[0].decode((Int, Double).self)
         try run(MatchBlocks.statements(names: minimumScore <= namesAlone) + PairScores.statements)
