@@ -25,11 +25,16 @@ enum ColumnMapOption {
 
     /// The mappings of a map file, one a line.
     static func entries(ofFile path: String) throws -> [Entry] {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw ValidationError("--map-file \(path): cannot read it as UTF-8 text")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("--map-file \(path): no such file, or it cannot be read")
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ValidationError("--map-file \(path): not UTF-8 text; save it again as UTF-8")
+        }
+        // "\r\n" is one Character, so lines are split at any line end, not at "\n" alone.
+        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().compactMap { index, line in
+            // Windows Notepad starts a UTF-8 file with a byte-order mark, which is no part of a title.
+            let entry = line.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(["\u{FEFF}"]))
             return entry.isEmpty || entry.hasPrefix("#") ? nil : Entry(text: entry, origin: "\(path):\(index + 1)")
         }
     }
@@ -60,7 +65,7 @@ enum ColumnMapOption {
                 throw ValidationError("\(entry.label): neither \"\(left)\" nor \"\(right)\" is a field; fields: \(fields)")
             }
             guard !mapping.1.isEmpty else { throw ValidationError("\(entry.label): give the column title too") }
-            if map[mapping.0] != nil { throw ValidationError("--map: \(name(mapping.0)) is mapped twice") }
+            if map[mapping.0] != nil { throw ValidationError("\(entry.label): \(name(mapping.0)) is mapped twice") }
             map[mapping.0] = mapping.1
         }
         return map

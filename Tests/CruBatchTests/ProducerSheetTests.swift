@@ -120,6 +120,27 @@ struct ProducerSheetTests {
         let mapFile = try saved.run(["import", "students", Self.interest, "--map-file", Self.forms + "/students.map"])
         #expect(mapFile.status == 0, "\(mapFile.stderr)")
         #expect(try Self.interested(saved) == rows)
+
+        // The same map saved by Windows Notepad: a byte-order mark first, CRLF line ends.
+        let notepad = "\u{FEFF}" + (try String(contentsOfFile: Self.forms + "/students.map", encoding: .utf8))
+            .replacingOccurrences(of: "\n", with: "\r\n")
+        let windowsMap = try scratch.writeFile("students.map", notepad)
+        let fromNotepad = try TestDatabase(importing: "central-coast")
+        let notepadLoad = try fromNotepad.run(["import", "students", Self.interest, "--map-file", windowsMap])
+        #expect(notepadLoad.status == 0, "\(notepadLoad.stderr)")
+        #expect(try Self.interested(fromNotepad) == rows)
+    }
+
+    @Test("a map file that maps one column twice names its line; a missing map file says so")
+    func mapFileErrors() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let twice = try scratch.writeFile("twice.map", "# students\nFull Name=first_name+last_name\nWhat is your phone number?=phone\nPhone=phone\n")
+        let refused = try database.run(["import", "students", Self.interest, "--map-file", twice])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(twice):4: Phone=phone: phone is mapped twice"), "\(refused.stderr)")
+        let missing = try database.run(["import", "students", Self.interest, "--map-file", twice + ".nope"])
+        #expect(missing.status == 64, "\(missing.stderr)")
+        #expect(missing.stderr.contains("--map-file \(twice).nope: no such file, or it cannot be read"), "\(missing.stderr)")
     }
 
     @Test(
