@@ -6,14 +6,12 @@ import PostgresClient
 /// the other keys find them (a ministry's office phone typed for every walk-in is compared with the
 /// given name as well; a school whose addresses are `s` and a student number gives every student the
 /// handle `s`, and the handle with its digits is compared instead). The two name blocks join only when a pair
-/// sharing nothing but names could reach the minimum score (`PersonMatcher`). Then, for the handles
-/// that pairs share, how many hold each and whether it is made of its holder's name
-/// (`person_match_handles`).
+/// sharing nothing but names could reach the minimum score (`PersonMatcher`).
 enum MatchBlocks {
     /// More people than this on one key make it too common to compare on alone.
     static let commonKey = 20
 
-    static func statements(names: Bool) -> [SQLFragment] {
+    static func statements(names: Bool, allNew: Bool) -> [SQLFragment] {
         let nameBlocks: SQLFragment = names ? """
             union all \(pairs(.surnameSound, new: "(select * from sounds where new)", all: "sounds", on: "o.key = n.key"))
             union all \(pairs(.firstNameOnCampus, new: "(select * from campus_names where new)", all: "campus_names",
@@ -32,37 +30,34 @@ enum MatchBlocks {
         // A handle's letters held by many (`s` of `s1234567@school.edu`) leave the handle with its
         // digits to tell two students apart.
         let givenAlike: SQLFragment = "(n.f = o.f or exists (select 1 from person_match_given_pairs gp where gp.a = n.f and gp.b = o.f))"
-        return [
+        // When every row is new (`people duplicates`), the new rows are the keys themselves; else a
+        // table of the few new ones, so that each block reads them without filtering the list again.
+        let new: SQLFragment = allNew ? "person_match_keys" : "person_match_new"
+        let newRows: [SQLFragment] = allNew ? [] : [
             "create temp table person_match_new as select * from person_match_keys where new",
             "analyze person_match_new (id, phone, ec, ea, eh, f, l)",
+        ]
+        return newRows + [
             """
             create temp table person_match_candidates as
             with common_phones as (select phone from person_match_keys where phone is not null group by phone
                                    having count(*) > \(commonKey)),
                  common_handles as (select eh from person_match_keys where eh <> '' group by eh having count(*) > \(commonKey))\(sounds)
             select a_id, b_id, bit_or(block) as blocks from (
-                \(pairs(.phone, on: "o.phone = n.phone", where: "n.phone not in (select phone from common_phones)"))
-                union all \(pairs(.email, on: "o.ec = n.ec", where: "n.ec <> ''"))
-                union all \(pairs(.handle, on: "o.eh = n.eh", where: """
+                \(pairs(.phone, new: new, on: "o.phone = n.phone", where: "n.phone not in (select phone from common_phones)"))
+                union all \(pairs(.email, new: new, on: "o.ec = n.ec", where: "n.ec <> ''"))
+                union all \(pairs(.handle, new: new, on: "o.eh = n.eh", where: """
                     n.eh <> '' and n.eh not in (select eh from common_handles) and \(givenAlike)
                     """))
-                union all \(pairs(.handle, on: "o.ea = n.ea", where: """
+                union all \(pairs(.handle, new: new, on: "o.ea = n.ea", where: """
                     n.eh in (select eh from common_handles) and \(givenAlike)
                     """))
-                union all \(pairs(.firstNameAndPhone, on: "o.f = n.f and o.phone = n.phone", where: "n.f <> ''"))
-                union all \(pairs(.swapped, on: "o.f = n.l and o.l = n.f", where: "n.f <> n.l and n.f <> '' and n.l <> ''"))
+                union all \(pairs(.firstNameAndPhone, new: new, on: "o.f = n.f and o.phone = n.phone", where: "n.f <> ''"))
+                union all \(pairs(.swapped, new: new, on: "o.f = n.l and o.l = n.f", where: "n.f <> n.l and n.f <> '' and n.l <> ''"))
                 \(nameBlocks)
             ) x group by a_id, b_id
             """,
-            """
-            create temp table person_match_handles as
-            select k.id, count(*) over (partition by k.eh) as letters, count(*) over (partition by k.ea) as handle,
-                   made_of_name(k.eh, coalesce(g.forms, '{}'), coalesce(s.tokens, '{}')) as made
-            from person_match_keys k left join person_match_given g on g.v = k.f left join person_match_surname s on s.v = k.l
-            where k.eh in (select a.eh from person_match_candidates c join person_match_keys a on a.id = c.a_id
-                           join person_match_keys b on b.id = c.b_id where a.eh = b.eh and a.eh <> '')
-            """,
-            "analyze person_match_candidates, person_match_handles",
+            "analyze person_match_candidates",
         ]
     }
 
@@ -70,7 +65,7 @@ enum MatchBlocks {
     /// that hold `block`'s key alike (`on`; `where` over the same), as `a_id, b_id, block`, the lower id
     /// first. Driven by the new rows, so an import of one row joins one row with the list, not the
     /// list with itself; each pair of two new rows once.
-    private static func pairs(_ block: PersonMatch.Block, new: SQLFragment = "person_match_new",
+    private static func pairs(_ block: PersonMatch.Block, new: SQLFragment,
                               all: SQLFragment = "person_match_keys", on key: SQLFragment,
                               where condition: SQLFragment? = nil) -> SQLFragment {
         let also: SQLFragment = condition.map { "and \($0)" } ?? ""

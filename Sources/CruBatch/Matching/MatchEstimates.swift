@@ -69,12 +69,12 @@ enum MatchEstimates {
         create temp table person_match_w as
         with families as (select count(*)::float8 as n from person_match_families),
              -- the people of a name some others hold too, first: most names are one person's
-             named as materialized (select k.id, k.f, k.l, k.phone, k.eh, k.suffix from person_match_keys k
+             named as materialized (select k.id, n.id as name, k.phone, k.eh, k.suffix from person_match_keys k
                                     join person_match_full n on n.f = k.f and n.l = k.l
                                     where n.n between 2 and \(MatchBlocks.commonKey) and k.eh <> ''),
              same_name as (select count(*)::float8 as n, count(*) filter (where a.eh = b.eh) as handle,
                                   count(*) filter (where a.suffix <> b.suffix) as generation
-                           from named a join named b on b.f = a.f and b.l = a.l and a.id < b.id
+                           from named a join named b on b.name = a.name and a.id < b.id
                            where a.phone <> b.phone),
              sexes as (select count(*)::float8 as n from person_match_keys where sex in ('male', 'female') group by sex),
              campuses as (select count(*)::float8 as n from person_match_keys where campus_id is not null group by campus_id),

@@ -22,19 +22,33 @@ enum PairScores {
                a.phone = b.phone as same_phone,
                case when a.ec = '' or b.ec = '' then null when a.ec = b.ec then 'same'
                     when a.eh = '' or a.eh <> b.eh or (a.ea <> b.ea and a.domain = b.domain) then 'else'
-                    when (a.ea <> b.ea or a.ea = a.eh) and ha.made and hb.made then 'name handle'
+                    when (a.ea <> b.ea or a.ea = a.eh)
+                         and made_of_name(a.eh, coalesce(ga.forms, '{}'), coalesce(sa.tokens, '{}'))
+                         and made_of_name(b.eh, coalesce(gb.forms, '{}'), coalesce(sb.tokens, '{}')) then 'name handle'
                     when a.ea = b.ea then 'handle' else 'letters' end as email,
-               case when a.ea = b.ea then ha.handle else ha.letters end as handle_holders,
+               -- the handle the two share, and whether with its digits: what its holders are counted by
+               case when a.eh <> '' and a.eh = b.eh then case when a.ea = b.ea then a.ea else a.eh end end as handle,
+               a.ea = b.ea as same_digits,
                a.suffix <> b.suffix as other_generation,
                case when a.sex in ('male', 'female') and b.sex in ('male', 'female') then a.sex = b.sex end as same_sex,
                a.campus_id = b.campus_id as same_campus
         from person_match_candidates c join person_match_keys a on a.id = c.a_id join person_match_keys b on b.id = c.b_id
         left join person_match_given_pairs gp on gp.a = a.f and gp.b = b.f
         left join person_match_surname_pairs sp on sp.a = a.l and sp.b = b.l
-        left join person_match_handles ha on ha.id = a.id and a.eh = b.eh
-        left join person_match_handles hb on hb.id = b.id and a.eh = b.eh
+        left join person_match_given ga on ga.v = a.f left join person_match_surname sa on sa.v = a.l
+        left join person_match_given gb on gb.v = b.f left join person_match_surname sb on sb.v = b.l
         """,
-        "analyze person_match_pairs",
+        // How many hold each handle pairs share: its letters and digits, or its letters alone.
+        """
+        create temp table person_match_handles as
+        select true as digits, ea as handle, count(*) as holders from person_match_keys
+        where ea in (select handle from person_match_pairs where same_digits) group by ea
+        union all select false, eh, count(*) from person_match_keys
+        where eh in (select handle from person_match_pairs where not same_digits) group by eh
+        """,
+        // What the scores join on; the rest is only read.
+        "analyze person_match_pairs (f, l, given, surname, same_phone, swapped, handle, same_digits)",
+        "analyze person_match_handles",
         """
         create temp table person_match_scored as
         select p.a_id, p.b_id, p.blocks, p.given, p.surname, p.swapped, p.email, p.same_phone, p.same_sex, p.same_campus,
@@ -43,6 +57,7 @@ enum PairScores {
         from person_match_pairs p cross join person_match_w w
         left join person_match_given g on g.v = p.f left join person_match_surname s on s.v = p.l
         left join person_match_full fl on fl.f = p.f and fl.l = p.l left join person_match_full lf on lf.f = p.l and lf.l = p.f
+        left join person_match_handles h on h.handle = p.handle and h.digits = p.same_digits
         left join person_match_weights gw on gw.comparison = 'given' and gw.level = p.given
         left join person_match_weights sw on sw.comparison = case when p.same_phone then 'family' else 'surname' end
                                           and sw.level = case when p.swapped then 'exact' else p.surname end
@@ -68,9 +83,9 @@ enum PairScores {
             case when p.email is null then 0 when p.email = 'same' then w.email_same
                  -- a handle made of the name never weighs more than it would as a handle of one's own
                  when p.email = 'name handle'
-                 then least(w.email_name_handle, ln(w.email_handle * (w.n - 1 + w.background) / (p.handle_holders - 1)) / ln(2))
-                 when p.email = 'handle' then ln(w.email_handle * (w.n - 1 + w.background) / (p.handle_holders - 1)) / ln(2)
-                 when p.email = 'letters' then ln(w.email_letters * (w.n - 1 + w.background) / (p.handle_holders - 1)) / ln(2)
+                 then least(w.email_name_handle, ln(w.email_handle * (w.n - 1 + w.background) / (h.holders - 1)) / ln(2))
+                 when p.email = 'handle' then ln(w.email_handle * (w.n - 1 + w.background) / (h.holders - 1)) / ln(2)
+                 when p.email = 'letters' then ln(w.email_letters * (w.n - 1 + w.background) / (h.holders - 1)) / ln(2)
                  else w.email_else end as email_weight,
             case when p.same_sex then w.sex_same when not p.same_sex then w.sex_other else 0 end as sex,
             case when p.same_campus then w.campus_same when not p.same_campus then w.campus_other else 0 end as campus) v

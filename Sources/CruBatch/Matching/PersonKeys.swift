@@ -5,7 +5,9 @@ import PostgresClient
 /// without its Jr.), and per person (`person_match_keys`) the name keys, phone, sex, campus and the
 /// email (none for a walk-in) taken apart: its canonical form (`ec`: case, Gmail's dots and `+tags`, googlemail.com aside),
 /// its domain, its handle's letters and digits (`ea`) and letters alone (`eh`). Each `offset 0` keeps a
-/// lateral value computed once a row: inlined, it would be computed again for every column reading it.
+/// value computed once a row: inlined, it would be computed again for every column reading it. A
+/// `translate` of many letters costs more than the rest of the row, so the handle's punctuation goes by
+/// `replace`, and only a handle with digits is translated.
 enum PersonKeys {
     static func statements(of rows: PersonMatch.Rows) -> [SQLFragment] {
         [
@@ -27,17 +29,17 @@ enum PersonKeys {
             "analyze person_match_given_forms, person_match_surname_forms",
             """
             create temp table person_match_keys as
-            select r.id, r.new, r.first_name, r.last_name, r.phone, r.sex, r.campus_id, g.v collate "C" as f,
+            select e.id, e.new, e.first_name, e.last_name, e.phone, e.sex, e.campus_id, g.v collate "C" as f,
                    s.v collate "C" as l, s.suffix,
                    case when e.domain in ('gmail.com', 'googlemail.com') then replace(e.local, '.', '') || '@gmail.com'
                         else coalesce(e.local || '@' || e.domain, '') end as ec,
-                   coalesce(e.domain, '') as domain, coalesce(translate(e.local, '._-''', ''), '') as ea,
-                   coalesce(translate(e.local, '._-''0123456789', ''), '') as eh
-            from person_match_rows r join person_match_given_forms g on g.raw = r.first_name
-            join person_match_surname_forms s on s.raw = r.last_name
-            cross join lateral (select split_part(split_part(x.email, '@', 1), '+', 1) as local,
-                                       split_part(x.email, '@', 2) as domain from (select lower(r.email) as email) x
-                                offset 0) e
+                   coalesce(e.domain, '') as domain, coalesce(e.ea, '') as ea,
+                   coalesce(case when e.ea ~ '[0-9]' then translate(e.ea, '0123456789', '') else e.ea end, '') as eh
+            from (select y.*, replace(replace(replace(replace(y.local, '.', ''), '_', ''), '-', ''), '''', '') as ea
+                  from (select r.*, split_part(split_part(lower(r.email), '@', 1), '+', 1) as local,
+                               split_part(lower(r.email), '@', 2) as domain from person_match_rows r offset 0) y offset 0) e
+            join person_match_given_forms g on g.raw = e.first_name
+            join person_match_surname_forms s on s.raw = e.last_name
             """,
             // The planner needs the size and the spread of the join keys, and how few rows are new at
             // an import; the rest is never joined on.

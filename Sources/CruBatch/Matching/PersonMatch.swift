@@ -16,10 +16,12 @@ public enum PersonMatch {
     /// last_name text, phone text, sex text, campus_id bigint` (names never null). Only pairs with a new
     /// row are scored: in `people duplicates` every row is new; at an import, the rows it adds are.
     public struct Rows: Sendable {
+        /// Whether every row is new (then the new rows are the rows, with nothing to filter).
+        let allNew: Bool
         let sql: SQLFragment
 
         /// Every person not forgotten, each new: `people duplicates`.
-        static let everyone = Rows(sql: """
+        static let everyone = Rows(allNew: true, sql: """
             select p.id, true as new, \(email(over: "p")), coalesce(p.first_name, '') as first_name, coalesce(p.last_name, '') as last_name,
                    p.phone, p.sex, p.campus_id
             from people p where p.forgotten_at is null
@@ -28,7 +30,7 @@ public enum PersonMatch {
         /// The people known, and the new rows of `rows` (a query giving `line, email, first_name, last_name,
         /// phone, sex, campus`, a campus's code), each as id -line.
         static func known(andNew rows: SQLFragment) -> Rows {
-            Rows(sql: """
+            Rows(allNew: false, sql: """
                 select p.id, false as new, \(email(over: "p")), coalesce(p.first_name, '') as first_name,
                        coalesce(p.last_name, '') as last_name, p.phone, p.sex, p.campus_id
                 from people p where p.forgotten_at is null

@@ -25,14 +25,17 @@ struct PersonMatcher {
 
     /// The pairs of `rows` that have a new row and score at least `minimumScore`, strongest first.
     func pairs(of rows: PersonMatch.Rows, minimumScore: Int) throws -> Result {
-        // A just-in-time compilation of these plans costs more than running them; and every join here
-        // is an equality a hash serves, where a merge join would sort the whole list first.
-        let (jit, mergeJoin) = try connection.query("select current_setting('jit'), current_setting('enable_mergejoin')")
-            .rows[0].decode((String, String).self)
-        try connection.query("select set_config('jit', 'off', false), set_config('enable_mergejoin', 'off', false)")
+        let saved = try Self.plannerSettings.map { setting in
+            try connection.query("select current_setting(\(setting.name))").rows[0].decode(String.self)
+        }
+        for setting in Self.plannerSettings {
+            try connection.query("select set_config(\(setting.name), \(setting.value), false)")
+        }
         defer {
             try? connection.execute(PostgresQuery(Self.dropTables))
-            _ = try? connection.query("select set_config('jit', \(jit), false), set_config('enable_mergejoin', \(mergeJoin), false)")
+            for (setting, value) in zip(Self.plannerSettings, saved) {
+                _ = try? connection.query("select set_config(\(setting.name), \(value), false)")
+            }
         }
         try run(MatchPriors.statements + PersonKeys.statements(of: rows) + NameAgreement.statements + MatchEstimates.statements)
         // A pair sharing nothing but its names scores at most this (its best case: no email or phone on
@@ -43,13 +46,22 @@ struct PersonMatcher {
                    w.prior
             from person_match_w w
             """).rows[0].decode((Int, Double).self)
-        try run(MatchBlocks.statements(names: minimumScore <= namesAlone) + PairScores.statements)
+        try run(MatchBlocks.statements(names: minimumScore <= namesAlone, allNew: rows.allNew) + PairScores.statements)
         let pairs = try connection.query(PostgresQuery(PairScores.pairs(minimumScore: minimumScore))).rows.map { row in
             let (a, b, score, reasons, blocks) = try row.decode((Int, Int, Int, String, Int).self)
             return Pair(aID: a, bID: b, score: score, reasons: reasons, blocks: PersonMatch.Block.blocks(in: blocks))
         }
         return Result(pairs: pairs, prior: prior)
     }
+
+    /// How the planner runs these statements, for their length and restored after. A just-in-time
+    /// compilation of these plans costs more than running them. Every join here is an equality a
+    /// hash serves: a merge join would sort the whole list first, and a nested loop (chosen where a
+    /// temporary table's join is guessed to give a row or two) scans the inner table once for each
+    /// of thousands.
+    private static let plannerSettings: [(name: String, value: String)] = [
+        ("jit", "off"), ("enable_mergejoin", "off"), ("enable_nestloop", "off"),
+    ]
 
     private func run(_ statements: [SQLFragment]) throws {
         for statement in statements { try connection.execute(PostgresQuery(statement)) }
