@@ -40,11 +40,15 @@ enum MatchBlocks {
         return newRows + [
             """
             create temp table person_match_candidates as
-            with common_phones as (select phone from person_match_keys where phone is not null group by phone
-                                   having count(*) > \(commonKey)),
-                 common_handles as (select eh from person_match_keys where eh <> '' group by eh having count(*) > \(commonKey))\(sounds)
+            with common_phones as (select key as phone from person_match_common where phone),
+                 common_handles as (select key as eh from person_match_common where not phone)\(sounds)
             select a_id, b_id, bit_or(block) as blocks from (
-                \(pairs(.phone, new: new, on: "o.phone = n.phone", where: "n.phone not in (select phone from common_phones)"))
+                -- one join on the phone for both blocks that hold it
+                \(pairs(blocks: """
+                    case when n.phone not in (select phone from common_phones) then \(PersonMatch.Block.phone.rawValue) else 0 end
+                    | case when n.f <> '' and o.f = n.f then \(PersonMatch.Block.firstNameAndPhone.rawValue) else 0 end
+                    """, new: new, on: "o.phone = n.phone",
+                    where: "(n.phone not in (select phone from common_phones) or (n.f <> '' and o.f = n.f))"))
                 union all \(pairs(.email, new: new, on: "o.ec = n.ec", where: "n.ec <> ''"))
                 union all \(pairs(.handle, new: new, on: "o.eh = n.eh", where: """
                     n.eh <> '' and n.eh not in (select eh from common_handles) and \(givenAlike)
@@ -52,7 +56,6 @@ enum MatchBlocks {
                 union all \(pairs(.handle, new: new, on: "o.ea = n.ea", where: """
                     n.eh in (select eh from common_handles) and \(givenAlike)
                     """))
-                union all \(pairs(.firstNameAndPhone, new: new, on: "o.f = n.f and o.phone = n.phone", where: "n.f <> ''"))
                 union all \(pairs(.swapped, new: new, on: "o.f = n.l and o.l = n.f", where: "n.f <> n.l and n.f <> '' and n.l <> ''"))
                 \(nameBlocks)
             ) x group by a_id, b_id
@@ -68,9 +71,17 @@ enum MatchBlocks {
     private static func pairs(_ block: PersonMatch.Block, new: SQLFragment,
                               all: SQLFragment = "person_match_keys", on key: SQLFragment,
                               where condition: SQLFragment? = nil) -> SQLFragment {
+        pairs(blocks: "\(block.rawValue)", new: new, all: all, on: key, where: condition)
+    }
+
+    /// SQL: as `pairs(_:new:all:on:where:)`, with the blocks that found each pair computed (`blocks`,
+    /// a bit mask over `n` and `o`).
+    private static func pairs(blocks: SQLFragment, new: SQLFragment,
+                              all: SQLFragment = "person_match_keys", on key: SQLFragment,
+                              where condition: SQLFragment? = nil) -> SQLFragment {
         let also: SQLFragment = condition.map { "and \($0)" } ?? ""
         return """
-            select least(n.id, o.id) as a_id, greatest(n.id, o.id) as b_id, \(block.rawValue) as block
+            select least(n.id, o.id) as a_id, greatest(n.id, o.id) as b_id, \(blocks) as block
             from \(new) n join \(all) o on \(key) and o.id <> n.id
             where (not o.new or n.id < o.id) \(also)
             """

@@ -31,8 +31,7 @@ enum MatchEstimates {
         left join person_match_given_pairs gp on gp.a = a.f and gp.b = b.f
         left join person_match_surname_pairs sp on sp.a = a.l and sp.b = b.l
         where a.f <> '' and b.f <> '' and a.f <> b.f and gp.level is null
-        and a.phone not in (select phone from person_match_keys where phone is not null group by phone
-                            having count(*) > \(MatchBlocks.commonKey))
+        and a.phone not in (select key from person_match_common where phone)
         """,
         """
         create temp table person_match_u as

@@ -44,6 +44,13 @@ enum PersonKeys {
             // The planner needs the size and the spread of the join keys, and how few rows are new at
             // an import; the rest is never joined on.
             "analyze person_match_keys (id, new, phone, ec, ea, eh, f, l)",
+            // The phones and handles' letters too common to compare on alone (`MatchBlocks.commonKey`).
+            """
+            create temp table person_match_common as
+            select phone as key, true as phone from person_match_keys where phone is not null group by phone
+            having count(*) > \(MatchBlocks.commonKey)
+            union all select eh, false from person_match_keys where eh <> '' group by eh having count(*) > \(MatchBlocks.commonKey)
+            """,
         ]
     }
 }
