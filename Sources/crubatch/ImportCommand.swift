@@ -256,6 +256,9 @@ struct ImportCommand: ReportingCommand {
     @Flag(help: "Wait for another import of the same kind to finish instead of exiting 75.")
     var wait = false
 
+    @Flag(help: "Print on stderr where the time went: each phase of the load (reading and checking rows, COPY into staging, the checks, the merge and its parts, statistics, the commit) with its seconds and share.")
+    var timings = false
+
     @Flag(help: "The file is the complete list: archive the rows of its scope it does not list (memberships: end them).")
     var sync = false
 
@@ -334,6 +337,7 @@ struct ImportCommand: ReportingCommand {
         options.messages = JoinMessages(notify: !noNotify, welcome: welcome)
         try load.apply(to: &options)
         options.fetch.force = force
+        options.timings = timings ? PhaseTimings() : nil
         return try runLoad(input, options: options, console: console, database: database)
     }
 }
@@ -396,13 +400,16 @@ private func refuseClashes(_ outputs: [(option: String, path: String)], inputs: 
 /// (or everything as one JSON document).
 private func runImport(_ list: Importer.SourceList, options: ImportOptions, console: Console,
                        database: DatabaseOptions) throws -> ExitStatus {
+    let started = ContinuousClock.now
     let connection = try database.connect()
     let progress = ProgressLine()
     let importer = Importer(connection: connection, options: options,
                             progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
     let report = try importer.run(list.sources, skipped: list.skipped)
     progress.clear()
-    return finishImport(report, console: console)
+    let status = finishImport(report, console: console)
+    if let timings = options.timings { console.warn(timings.table(total: ContinuousClock.now - started)) }
+    return status
 }
 
 /// Migrates the old Keystone app's dump and prints the report as `runImport` does.

@@ -63,6 +63,8 @@ public struct ImportOptions: Sendable {
     public var messages = JoinMessages()
     /// How a URL is fetched, and whether an unchanged one loads anyway.
     public var fetch = FetchOptions()
+    /// `--timings`: where each phase of the load adds its time; nil keeps none.
+    public var timings: PhaseTimings?
 
     public init() {}
 

@@ -176,6 +176,7 @@ public struct Importer {
         // unchanged at their turn, when nothing loaded before them touched what they depend on.
         var loaded: [Int] = []
         var unchangedAtTurn: [Int] = []
+        var workEnded = ContinuousClock.now
         try run.perform { scope in
             try options.messages.apply(on: connection)
             // The checks and the merge sort and hash whole files: give them room for a big one in
@@ -224,13 +225,17 @@ public struct Importer {
             report.stoppedEarly = results.contains { $0.stoppedEarly } || budget <= 0
             scope.commits = !options.dryRun && !options.validateOnly
                 && (report.outcome == .loaded || report.outcome == .partiallyLoaded)
+            workEnded = ContinuousClock.now
         } then: { runIDs in
+            options.timings?.add(options.dryRun || options.validateOnly ? "rollback" : "commit", ContinuousClock.now - workEnded)
             report.unchanged += try fetch.unchanged(unchangedAtTurn.compactMap { fetched.candidates[$0] },
                                                     droppingRuns: runIDs.isEmpty ? [] : unchangedAtTurn.map { runIDs[$0] })
             let reached = Set(loaded + unchangedAtTurn)
-            try finish(results, of: loaded.map { sources[$0] }, runIDs: runIDs.isEmpty ? [] : loaded.map { runIDs[$0] },
-                       unreached: runIDs.isEmpty ? [] : sources.indices.filter { !reached.contains($0) }.map { runIDs[$0] },
-                       log: run.log, into: &report)
+            try options.timings.measure("runs recorded, rejects and reports written") {
+                try finish(results, of: loaded.map { sources[$0] }, runIDs: runIDs.isEmpty ? [] : loaded.map { runIDs[$0] },
+                           unreached: runIDs.isEmpty ? [] : sources.indices.filter { !reached.contains($0) }.map { runIDs[$0] },
+                           log: run.log, into: &report)
+            }
         }
         return report
     }

@@ -41,6 +41,9 @@ struct KindLoader {
     var refused = RefusedRows()
     var progress: ((ImportProgress) -> Void)?
 
+    /// Where each phase adds its time (`--timings`).
+    private var timings: PhaseTimings? { options.timings }
+
     func load(path: String, displayName: String) throws -> KindLoadResult {
         let started = Date()
         var result = KindLoadResult(counts: KindCounts(kind: spec.kind, file: displayName))
@@ -84,12 +87,12 @@ struct KindLoader {
         result.diagnostics += table.takeWarnings()
         result.sha256 = table.sha256Hex
         // The planner mostly needs the row count: a small sample is enough and much cheaper on big files.
-        try TableStatistics.sample(["stage"], connection: connection)
+        try timings.measure("statistics of the staged rows") { try TableStatistics.sample(["stage"], connection: connection) }
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank,
                                     onDuplicate: options.onDuplicate, refused: refused)
-        for diagnostic in try checks.run(rejectedLines: result.rejectedLines) {
+        for diagnostic in try timings.measure("database checks", { try checks.run(rejectedLines: result.rejectedLines) }) {
             result.diagnostics.append(diagnostic)
             if diagnostic.severity == .error { result.rejectedLines.insert(diagnostic.line) }
         }
@@ -99,18 +102,24 @@ struct KindLoader {
             try connection.query("delete from stage where line = any(\(Array(result.rejectedLines))::int[])")
         }
         if let walkIns = spec.walkIns {
-            result.counts.peopleAdded = try walkIns.addPeople(on: connection)
+            result.counts.peopleAdded = try timings.measure("people added") { try walkIns.addPeople(on: connection) }
         }
         if let addPeople = spec.addPeopleSQL {
-            result.counts.peopleAdded = try connection.query(PostgresQuery(addPeople)).scalar(Int.self)
+            result.counts.peopleAdded = try timings.measure("people added") {
+                try connection.query(PostgresQuery(addPeople)).scalar(Int.self)
+            }
         }
         let preview = options.previews ? ChangePreview(spec: spec, connection: connection) : nil
-        try preview?.snapshot()
+        if let preview { try timings.measure("preview: the rows before") { try preview.snapshot() } }
         try merge(into: &result.counts)
         if !options.previews {
-            try TableStatistics.refresh([spec.table] + spec.lists.map(\.relation.childTable), connection: connection)
+            try timings.measure("statistics of the merged tables") {
+                try TableStatistics.refresh([spec.table] + spec.lists.map(\.relation.childTable), connection: connection)
+            }
         }
-        if let calendar = table as? CalendarEventTable {
+        let archiving = ContinuousClock.now
+        let calendarTable = table as? CalendarEventTable
+        if let calendar = calendarTable {
             try archive(calendar.cancelledCodes, into: &result.counts)
         }
         if options.move {
@@ -123,7 +132,8 @@ struct KindLoader {
             result.counts.archivedRows += outcome.rows
             result.counts.refusal = outcome.refusal
         }
-        result.counts.changes = try preview?.changes()
+        if calendarTable != nil || options.move || sync != nil { timings?.add("archive, move and sync", ContinuousClock.now - archiving) }
+        if let preview { result.counts.changes = try timings.measure("preview: the changes") { try preview.changes() } }
         result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
     }
 
@@ -163,13 +173,23 @@ struct KindLoader {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         var errors = 0
+        // Waiting for the server to take the rows, and to finish the COPY after the last, is the
+        // staging's time; the rest is the client's reading, checking and encoding.
+        let started = ContinuousClock.now
+        var waiting = Duration.zero
+        var clientEnded = started
+        func send(_ sender: CopyInSender) throws {
+            let sending = ContinuousClock.now
+            try sender.send(buffer)
+            waiting += ContinuousClock.now - sending
+        }
         try connection.copyIn(encoder.copySQL) { sender in
             while let row = try table.next() {
                 result.counts.read += 1
                 let check = validator.validate(row)
                 encoder.append(line: row.line, values: check.values, to: &buffer)
                 if buffer.count >= 1 << 16 {
-                    try sender.send(buffer)
+                    try send(sender)
                     buffer.removeAll(keepingCapacity: true)
                 }
                 result.diagnostics += check.diagnostics
@@ -186,43 +206,60 @@ struct KindLoader {
                     break
                 }
             }
-            try sender.send(buffer)
+            try send(sender)
+            clientEnded = ContinuousClock.now
         }
+        let client = clientEnded - started - waiting
+        timings?.add("read, check and encode rows (client)", client)
+        timings?.add("COPY into staging (waiting on the server)", ContinuousClock.now - started - client)
         progress?(ImportProgress(kind: spec.kind, rows: result.counts.read, bytesRead: table.bytesRead,
                                  fileSize: table.totalBytes))
     }
 
     private func merge(into counts: inout KindCounts) throws {
-        let staged = try connection.query("select count(*) from stage").scalar(Int.self)
         let sql = MergeSQL(spec: spec, blank: options.blank)
-        if try !connection.query(sql.anyStored).scalar(Bool.self) {
-            let keys = try BulkLoadKeys.dropIfWorthIt(
-                table: spec.table, tables: [spec.table] + spec.lists.map(\.relation.childTable), newRows: staged,
-                connection: connection)
-            counts.inserted = try connection.query(sql.insert(recording: false)).scalar(Int.self)
-            for statement in sql.listSync(.firstLoad) { try connection.execute(statement) }
-            try keys?.restore(connection: connection)
+        let (staged, anyStored) = try timings.measure("merge: match with the stored rows") {
+            (try connection.query("select count(*) from stage").scalar(Int.self), try connection.query(sql.anyStored).scalar(Bool.self))
+        }
+        if !anyStored {
+            let keys = try timings.measure("merge: foreign keys dropped") {
+                try BulkLoadKeys.dropIfWorthIt(table: spec.table, tables: [spec.table] + spec.lists.map(\.relation.childTable),
+                                               newRows: staged, connection: connection)
+            }
+            counts.inserted = try timings.measure("merge: insert") {
+                try connection.query(sql.insert(recording: false)).scalar(Int.self)
+            }
+            try timings.measure("merge: lists") { for statement in sql.listSync(.firstLoad) { try connection.execute(statement) } }
+            try timings.measure("merge: foreign keys added back, checked") { try keys?.restore(connection: connection) }
             counts.unchanged = staged - counts.inserted
             return
         }
-        for statement in sql.setup { try connection.execute(statement) }
-        let matched = try connection.query(sql.match).affectedRows
-        if try connection.query(sql.changedCount).scalar(Int.self) > 0 {
-            guard let changed = try connection.query(sql.update).rows.first else {
-                throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
+        let matched = try timings.measure("merge: match with the stored rows") {
+            for statement in sql.setup { try connection.execute(statement) }
+            return try connection.query(sql.match).affectedRows
+        }
+        try timings.measure("merge: update (with the change log)") {
+            if try connection.query(sql.changedCount).scalar(Int.self) > 0 {
+                guard let changed = try connection.query(sql.update).rows.first else {
+                    throw PostgresError(kind: .decoding, message: "the merge's update of \(spec.table) returned no counts")
+                }
+                counts.updated = try changed.decode(Int.self, 0)
+                counts.restored = try changed.decode(Int.self, 1)
             }
-            counts.updated = try changed.decode(Int.self, 0)
-            counts.restored = try changed.decode(Int.self, 1)
         }
         // When every staged row named a stored one, nothing is new.
         let allMatched = matched == staged
-        counts.inserted = allMatched ? 0 : try connection.query(sql.insert(recording: true)).scalar(Int.self)
-        for statement in sql.listSync(allMatched ? .matched : .byKey) { try connection.execute(statement) }
-        if let touch = sql.finishLists.first, let count = sql.finishLists.last {
-            try connection.execute(touch)
-            counts.updated = try connection.query(count).scalar(Int.self)
+        counts.inserted = try timings.measure("merge: insert") {
+            allMatched ? 0 : try connection.query(sql.insert(recording: true)).scalar(Int.self)
         }
-        for statement in sql.teardown { try connection.execute(statement) }
+        try timings.measure("merge: lists") {
+            for statement in sql.listSync(allMatched ? .matched : .byKey) { try connection.execute(statement) }
+            if let touch = sql.finishLists.first, let count = sql.finishLists.last {
+                try connection.execute(touch)
+                counts.updated = try connection.query(count).scalar(Int.self)
+            }
+        }
+        try timings.measure("merge: match with the stored rows") { for statement in sql.teardown { try connection.execute(statement) } }
         counts.unchanged = staged - counts.inserted - counts.updated - counts.restored
     }
 }
