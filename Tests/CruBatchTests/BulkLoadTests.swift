@@ -47,6 +47,18 @@ struct BulkLoadTests {
         }
     }
 
+    private struct Index: Equatable {
+        let definition: String, oid: Int
+    }
+
+    /// Each index of `tables`: its definition and its catalog oid (new when it was built again).
+    private func indexes(_ database: TestDatabase, of tables: [String] = ["people", "person_ministries"]) throws -> [Index] {
+        try database.connect().query("""
+            select pg_get_indexdef(i.indexrelid), i.indexrelid::bigint from pg_index i
+            where i.indrelid = any(\(tables)::regclass[]) order by 1
+            """).rows.map { Index(definition: try $0.decode(String.self, 0), oid: try $0.decode(Int.self, 1)) }
+    }
+
     private func importStudents(_ count: Int, into database: TestDatabase, from first: Int = 0,
                                 options: [String] = []) throws -> CommandResult {
         try withTemporaryFile(bytes(Self.students(count, from: first)), named: "students.csv") { path in
@@ -54,10 +66,11 @@ struct BulkLoadTests {
         }
     }
 
-    @Test("12,000 new students: stored, their keys dropped and added back the same, checked, and undo takes them out")
+    @Test("12,000 new students: stored, their keys and secondary indexes dropped and added back the same, checked, and undo takes them out")
     func largeFirstLoad() throws {
         let database = try TestDatabase(importing: "central-coast")
         let before = try keys(database)
+        let indexesBefore = try indexes(database)
         #expect(before.map(\.name) == ["people_campus_id_fkey", "person_ministries_ministry_id_fkey",
                                        "person_ministries_person_id_fkey"])
         let people = try database.count("select count(*) from people")
@@ -73,6 +86,16 @@ struct BulkLoadTests {
         #expect(after.map(\.definition) == before.map(\.definition))
         #expect(after.filter(\.validated).count == 3)
         #expect(Set(after.map(\.oid)).isDisjoint(with: before.map(\.oid)), "the keys were checked row by row")
+        // The indexes no constraint owns were built again; the primary keys stayed.
+        let indexesAfter = try indexes(database)
+        #expect(indexesAfter.map(\.definition) == indexesBefore.map(\.definition))
+        let rebuilt = indexesAfter.filter { !indexesBefore.map(\.oid).contains($0.oid) }.map(\.definition)
+        #expect(rebuilt.count == 3 && rebuilt.allSatisfy { !$0.contains("_pkey") }, "\(rebuilt)")
+        // The email's uniqueness still holds.
+        let duplicate = #expect(throws: PostgresError.self) {
+            try database.connect().execute("insert into people (email, first_name, last_name) select email, 'A', 'B' from people limit 1")
+        }
+        #expect(duplicate?.sqlState == "23505", "\(String(describing: duplicate))")
 
         // The keys still hold: a row the keys refuse is refused.
         #expect(throws: PostgresError.self) {
@@ -85,14 +108,16 @@ struct BulkLoadTests {
         #expect(try keys(database).map(\.definition) == before.map(\.definition))
     }
 
-    @Test("a dry run of 12,000 new students changes neither the rows nor the keys")
+    @Test("a dry run of 12,000 new students changes neither the rows nor the keys and indexes")
     func dryRunKeepsKeys() throws {
         let database = try TestDatabase(importing: "central-coast")
         let before = try keys(database)
+        let indexesBefore = try indexes(database)
         let result = try importStudents(12_000, into: database, options: ["--dry-run"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try database.count("select count(*) from people where email like '%@bulk.example.edu'") == 0)
         #expect(try keys(database) == before)
+        #expect(try indexes(database) == indexesBefore)
     }
 
     @Test("a small first load, and a large one while another session reads the ministries, check row by row and still load")

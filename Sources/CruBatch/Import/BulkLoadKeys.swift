@@ -9,6 +9,11 @@ import PostgresClient
 /// inserts, which checks every row in one join. The definitions are read from the catalog, so what
 /// is added back is what was there; the transaction's failure or rollback (a dry run) keeps them.
 ///
+/// An import's merge also drops the tables' secondary indexes (those no constraint owns: an email's
+/// unique index, a campus's) and builds them again after its inserts: one sort of each index's keys
+/// instead of an insertion per row. A uniqueness an import's checks missed still fails the build,
+/// and the load with it.
+///
 /// The price is a lock: until the load commits, other sessions wait to read the tables concerned and
 /// the ones they reference (campuses, ministries ...). So the keys are only dropped when the lock is
 /// granted within `lockWait` (else the load checks row by row, as a small one does) and when the role
@@ -19,11 +24,12 @@ struct BulkLoadKeys {
     /// How long the loader waits for the tables' locks before checking row by row instead.
     static let lockWait = "1s"
 
-    /// Drops the foreign keys of `tables` when `newRows` is at least `minimumRows` and more than
-    /// `table` (the load's own table) holds; nil when they stay (too few rows, a lock not granted in
-    /// time, a role that does not own the tables), and the load checks row by row. The definitions
-    /// wait in a temp table for `restore`.
-    static func dropIfWorthIt(table: String, tables: [String], newRows: Int,
+    /// Drops the foreign keys of `tables` (and with `indexes`, their secondary indexes) when
+    /// `newRows` is at least `minimumRows` and more than `table` (the load's own table) holds; nil
+    /// when they stay (too few rows, a lock not granted in time, a role that does not own the
+    /// tables), and the load checks row by row. The definitions wait in temp tables for `restore`,
+    /// which must come before anything reads the tables by an index dropped.
+    static func dropIfWorthIt(table: String, tables: [String], newRows: Int, indexes: Bool = false,
                               connection: PostgresConnection) throws -> BulkLoadKeys? {
         guard newRows >= minimumRows else { return nil }
         let stored = try connection.query(
@@ -37,8 +43,15 @@ struct BulkLoadKeys {
                 select c.conrelid::regclass as rel, c.conname, pg_get_constraintdef(c.oid) as definition
                 from pg_constraint c where c.contype = 'f' and c.conrelid = any(\(tables)::regclass[])
                 """)
+            try connection.execute("""
+                create temp table bulk_load_indexes on commit drop as
+                select i.indexrelid::regclass as index, pg_get_indexdef(i.indexrelid) as definition
+                from pg_index i where \(indexes) and i.indrelid = any(\(tables)::regclass[])
+                and not exists (select from pg_constraint c where c.conindid = i.indexrelid)
+                """)
             try connection.query("select set_config('lock_timeout', \(lockWait), true)")
             try connection.execute(forEachKey("'alter table %s drop constraint %I'"))
+            try connection.execute(forEachIndex("'drop index %s'"))
         } catch {
             // 55P03: a lock not granted in time; 42501: the role does not own a table.
             guard error.sqlState == "55P03" || error.sqlState == "42501" else { throw error }
@@ -65,10 +78,27 @@ struct BulkLoadKeys {
         """
     }
 
-    /// Adds the keys back, each checked over its whole table in one query. Hash joins, whatever the
-    /// statistics say: a table whose earlier rows were all rolled back (a dry run) can be recorded as
-    /// empty, and a nested loop over a million rows would take hours.
+    /// A block that runs `statement`, a `format` pattern over an index's name and definition, for
+    /// each index waiting in `bulk_load_indexes`.
+    private static func forEachIndex(_ statement: SQLFragment) -> PostgresQuery {
+        """
+        do $$
+        declare i record;
+        begin
+            for i in select * from bulk_load_indexes order by index::text loop
+                execute format(\(unescaped: statement), i.index, i.definition);
+            end loop;
+        end $$
+        """
+    }
+
+    /// Builds the indexes again, then adds the keys back, each checked over its whole table in one
+    /// query. Hash joins, whatever the statistics say: a table whose earlier rows were all rolled
+    /// back (a dry run) can be recorded as empty, and a nested loop over a million rows would take
+    /// hours.
     func restore(connection: PostgresConnection) throws {
+        try connection.execute(Self.forEachIndex("'%2$s'"))
+        try connection.execute("drop table bulk_load_indexes")
         let nestedLoops = try connection.query("select current_setting('enable_nestloop')").scalar(String.self)
         try connection.query("select set_config('enable_nestloop', 'off', true)")
         try connection.execute(Self.forEachKey("'alter table %s add constraint %I %s'"))

@@ -222,15 +222,15 @@ struct KindLoader {
             (try connection.query("select count(*) from stage").scalar(Int.self), try connection.query(sql.anyStored).scalar(Bool.self))
         }
         if !anyStored {
-            let keys = try timings.measure("merge: foreign keys dropped") {
+            let keys = try timings.measure("merge: foreign keys and indexes dropped") {
                 try BulkLoadKeys.dropIfWorthIt(table: spec.table, tables: [spec.table] + spec.lists.map(\.relation.childTable),
-                                               newRows: staged, connection: connection)
+                                               newRows: staged, indexes: true, connection: connection)
             }
             counts.inserted = try timings.measure("merge: insert") {
                 try connection.query(sql.insert(recording: false)).scalar(Int.self)
             }
             try timings.measure("merge: lists") { for statement in sql.listSync(.firstLoad) { try connection.execute(statement) } }
-            try timings.measure("merge: foreign keys added back, checked") { try keys?.restore(connection: connection) }
+            try timings.measure("merge: indexes built, foreign keys added back") { try keys?.restore(connection: connection) }
             counts.unchanged = staged - counts.inserted
             return
         }
