@@ -67,6 +67,23 @@ struct MissingStatisticsTests {
         #expect(try database.count("select count(*) from pg_class where relname = 'ride_pairings' and reltuples > 0") == 1)
     }
 
+    @Test("a dry run of a first load of 3,000 students, its people table analyzed while empty, previews reading each row a bounded number of times")
+    func dryRunPreviewOfFirstLoad() throws {
+        let database = try TestDatabase()
+        try database.connect().script("alter table people set (autovacuum_enabled = off); analyze people")
+        var text = "email,first_name,last_name\n"
+        for n in 1...3000 { text += "s\(n)@example.edu,Sam\(n),Student\(n)\n" }
+        let file = try scratch.writeFile("first.csv", text)
+        let result = try database.run(["import", "students", file, "--dry-run", "--diff-limit", "0"],
+                                      environment: ["DATABASE_URL": explaining(database.url)])
+        try #require(result.status == 0, "\(result.stderr.suffix(2000))")
+        #expect(result.stdout.contains("3000"), "\(result.stdout.prefix(1500))")
+        #expect(try database.count("select count(*) from people") == 0)
+        let discarded = try #require(AutoExplain.rowsDiscarded(reportedIn: result.stderr),
+                                     "no plans reported: \(result.stderr.prefix(500))")
+        #expect(discarded <= 10 * 3000, "the dry run's plans read and discarded \(discarded) rows for 3,000 students")
+    }
+
     @Test("a re-import of 3,000 students into a people table never analyzed reads each person a bounded number of times")
     func reimportWithoutStatistics() throws {
         let database = try TestDatabase()

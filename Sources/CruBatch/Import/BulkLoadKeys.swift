@@ -99,10 +99,9 @@ struct BulkLoadKeys {
     func restore(connection: PostgresConnection) throws {
         try connection.execute(Self.forEachIndex("'%2$s'"))
         try connection.execute("drop table bulk_load_indexes")
-        let nestedLoops = try connection.query("select current_setting('enable_nestloop')").scalar(String.self)
-        try connection.query("select set_config('enable_nestloop', 'off', true)")
-        try connection.execute(Self.forEachKey("'alter table %s add constraint %I %s'"))
+        try PlannerSettings.hashJoins.apply(on: connection) {
+            try connection.execute(Self.forEachKey("'alter table %s add constraint %I %s'"))
+        }
         try connection.execute("drop table bulk_load_keys")
-        try connection.query("select set_config('enable_nestloop', \(nestedLoops), true)")
     }
 }

@@ -25,18 +25,13 @@ struct PersonMatcher {
 
     /// The pairs of `rows` that have a new row and score at least `minimumScore`, strongest first.
     func pairs(of rows: PersonMatch.Rows, minimumScore: Int) throws -> Result {
-        let saved = try Self.plannerSettings.map { setting in
-            try connection.query("select current_setting(\(setting.name))").rows[0].decode(String.self)
+        try Self.plannerSettings.apply(on: connection) {
+            defer { try? connection.execute(PostgresQuery(Self.dropTables)) }
+            return try matched(rows, minimumScore: minimumScore)
         }
-        for setting in Self.plannerSettings {
-            try connection.query("select set_config(\(setting.name), \(setting.value), false)")
-        }
-        defer {
-            try? connection.execute(PostgresQuery(Self.dropTables))
-            for (setting, value) in zip(Self.plannerSettings, saved) {
-                _ = try? connection.query("select set_config(\(setting.name), \(value), false)")
-            }
-        }
+    }
+
+    private func matched(_ rows: PersonMatch.Rows, minimumScore: Int) throws -> Result {
         try run(MatchPriors.statements + PersonKeys.statements(of: rows) + NameAgreement.statements + MatchEstimates.statements)
         // A pair sharing nothing but its names scores at most this (its best case: no email or phone on
         // one side, so neither counts against); the name blocks are worth joining only when the
@@ -54,14 +49,13 @@ struct PersonMatcher {
         return Result(pairs: pairs, prior: prior)
     }
 
-    /// How the planner runs these statements, for their length and restored after. A just-in-time
-    /// compilation of these plans costs more than running them. Every join here is an equality a
-    /// hash serves: a merge join would sort the whole list first, and a nested loop (chosen where a
-    /// temporary table's join is guessed to give a row or two) scans the inner table once for each
-    /// of thousands.
-    private static let plannerSettings: [(name: String, value: String)] = [
+    /// How the planner runs these statements, for their length. A just-in-time compilation of these
+    /// plans costs more than running them. Every join here is an equality a hash serves: a merge join
+    /// would sort the whole list first, and a nested loop (chosen where a temporary table's join is
+    /// guessed to give a row or two) scans the inner table once for each of thousands.
+    private static let plannerSettings = PlannerSettings([
         ("jit", "off"), ("enable_mergejoin", "off"), ("enable_nestloop", "off"),
-    ]
+    ])
 
     private func run(_ statements: [SQLFragment]) throws {
         for statement in statements { try connection.execute(PostgresQuery(statement)) }
