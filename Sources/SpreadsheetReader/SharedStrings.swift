@@ -23,44 +23,77 @@ struct SharedStrings: Sendable {
         return String(decoding: bytes[start..<ends[index]], as: UTF8.self)
     }
 
-    mutating func append(_ text: String) {
-        bytes.append(contentsOf: decodingOOXMLEscapes(text).utf8)
+    /// Drops the text read since the last string ended: text outside any `<si>`, or a string not held.
+    private mutating func discardUnfinished() {
+        let end = ends.last ?? 0
+        if bytes.count > end { bytes.removeSubrange(end...) }
+    }
+
+    /// Adds text to the string being read; returns that string's UTF-8 bytes so far.
+    private mutating func appendText(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+        bytes.append(contentsOf: text)
+        return bytes.count - (ends.last ?? 0)
+    }
+
+    /// Holds the string being read, its `_xHHHH_` escapes decoded.
+    private mutating func endString() {
+        let start = ends.last ?? 0
+        if bytes.withUnsafeBufferPointer({ holdsEscapeMarker(UnsafeBufferPointer(rebasing: $0[start...])) }) {
+            let decoded = decodingOOXMLEscapes(String(decoding: bytes[start...], as: UTF8.self))
+            bytes.replaceSubrange(start..., with: decoded.utf8)
+        }
         ends.append(bytes.count)
     }
 
-    /// Streams `xl/sharedStrings.xml` (when the workbook has one) into the table.
+    /// Streams `xl/sharedStrings.xml` (when the workbook has one) into the table with `XMLScanner`;
+    /// when the scanner gives up on its XML, reads the part again from its start with XMLParser.
     static func read(from package: WorkbookPackage, part: String?) throws(WorkbookError) -> SharedStrings {
         guard let part, package.contains(part) else { return SharedStrings() }
-        let stream = PartInputStream(packagePath: package.path, part: part, limits: package.limits)
+        let open = { PartInputStream(packagePath: package.path, part: part, limits: package.limits) }
+        let scanned = open()
         let collector = Collector(limits: package.limits)
+        var scanner = XMLScanner(stream: scanned, events: collector)
+        let outcome = scanner.scan()
+        scanned.cancel()
+        // A part whose bytes cannot be had fails the same way whoever reads it.
+        if outcome != .bailed || scanned.failure != nil {
+            return try collector.table(of: package, parsed: outcome == .finished, stream: scanned, parser: nil)
+        }
+        let stream = open()
+        defer { stream.cancel() }
+        let fallback = Collector(limits: package.limits)
         let parser = XMLParser(stream: stream)
-        parser.delegate = collector
+        parser.delegate = fallback
         let parsed = parser.parse()
-        if collector.strings.oversizedIndex != nil { return collector.strings }
-        if collector.isOverLimit {
-            let limit = WorkbookLimits.size(package.limits.maxSharedStringBytes)
-            throw .notAWorkbook(path: package.path, reason: "its shared strings take more than \(limit) of memory, "
-                                + "more than crubatch holds (a CSV UTF-8 file has no such limit)")
-        }
-        guard parsed && collector.complete else {
-            let reason = stream.failure?.message ?? (parser.parserError == nil ? "its XML ends before it is complete" : malformedXML(parser))
-            throw .notAWorkbook(path: package.path, reason: "its shared strings cannot be read (\(reason))")
-        }
-        return collector.strings
+        return try fallback.table(of: package, parsed: parsed, stream: stream, parser: parser)
     }
 
-    /// Collects each `<si>`'s text: its `<t>`, or its rich-text runs' `<t>`s, never the phonetic
-    /// guides (`<rPh>`).
-    private final class Collector: NSObject, XMLParserDelegate {
-        var strings = SharedStrings()
+    /// The elements of the shared strings part its reader acts on, by local name (`x:si` is an
+    /// item); `other` for the rest.
+    private enum Element: ScannedElement {
+        case table, item, text, phonetic, other
+
+        init(qualifiedName bytes: UnsafeBufferPointer<UInt8>) {
+            let local = bytes.localName
+            switch local.count {
+            case 1: self = local[0] == UInt8(ascii: "t") ? .text : .other
+            case 2: self = local.holds("si") ? .item : .other
+            case 3: self = local.holds("sst") ? .table : local.holds("rPh") ? .phonetic : .other
+            default: self = .other
+            }
+        }
+    }
+
+    /// Collects each `<si>`'s text, from `XMLScanner` or XMLParser: its `<t>`, or its rich-text
+    /// runs' `<t>`s, never the phonetic guides (`<rPh>`).
+    private final class Collector: NSObject, XMLParserDelegate, XMLScanEvents {
+        private var strings = SharedStrings()
         /// Whether the root element closed: a stream that ends early is not always an XML error.
-        private(set) var complete = false
-        /// Whether the strings outgrew `maxSharedStringBytes` (parsing then stops).
-        private(set) var isOverLimit = false
+        private var complete = false
+        /// Whether the strings outgrew `maxSharedStringBytes` (reading then stops).
+        private var isOverLimit = false
         private let maxTextBytes: Int
         private let maxHeldBytes: Int
-        private var text = ""
-        private var textBytes = 0
         private var inText = false
         private var phoneticDepth = 0
 
@@ -69,41 +102,69 @@ struct SharedStrings: Sendable {
             maxHeldBytes = limits.maxSharedStringBytes
         }
 
+        /// The table read, or why the part cannot be read: `parsed` says whether the reader reached
+        /// the part's end without an error, and `parser` is XMLParser when it read.
+        func table(of package: WorkbookPackage, parsed: Bool, stream: PartInputStream,
+                   parser: XMLParser?) throws(WorkbookError) -> SharedStrings {
+            strings.discardUnfinished()
+            if strings.oversizedIndex != nil { return strings }
+            if isOverLimit {
+                let limit = WorkbookLimits.size(maxHeldBytes)
+                throw .notAWorkbook(path: package.path, reason: "its shared strings take more than \(limit) of memory, "
+                                    + "more than crubatch holds (a CSV UTF-8 file has no such limit)")
+            }
+            guard parsed && complete else {
+                let reason = stream.failure?.message
+                    ?? parser.flatMap { $0.parserError == nil ? nil : malformedXML($0) }
+                    ?? "its XML ends before it is complete"
+                throw .notAWorkbook(path: package.path, reason: "its shared strings cannot be read (\(reason))")
+            }
+            return strings
+        }
+
+        func started(_ element: Element, _ attributes: TagAttributes) -> Bool {
+            switch element {
+            case .item: strings.discardUnfinished()
+            case .text: inText = phoneticDepth == 0
+            case .phonetic: phoneticDepth += 1
+            case .table, .other: break
+            }
+            return true
+        }
+
+        func found(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard inText, strings.appendText(text) > maxTextBytes else { return true }
+            strings.oversizedIndex = strings.count
+            return false
+        }
+
+        func ended(_ element: Element) -> Bool {
+            switch element {
+            case .item:
+                strings.endString()
+                isOverLimit = strings.heldBytes > maxHeldBytes
+                return !isOverLimit
+            case .table: complete = true
+            case .text: inText = false
+            case .phonetic: phoneticDepth -= 1
+            case .other: break
+            }
+            return true
+        }
+
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName: String?, attributes: [String: String] = [:]) {
-            switch localName(elementName) {
-            case "si":
-                text = ""
-                textBytes = 0
-            case "t": inText = phoneticDepth == 0
-            case "rPh": phoneticDepth += 1
-            default: break
-            }
+            if !started(Element(qualifiedName: elementName), TagAttributes(attributes)) { parser.abortParsing() }
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
-            guard inText else { return }
-            textBytes += string.utf8.count
-            text += string
-            if textBytes > maxTextBytes {
-                strings.oversizedIndex = strings.count
-                parser.abortParsing()
-            }
+            var string = string
+            if !string.withUTF8(found) { parser.abortParsing() }
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            switch localName(elementName) {
-            case "si":
-                strings.append(text)
-                if strings.heldBytes > maxHeldBytes {
-                    isOverLimit = true
-                    parser.abortParsing()
-                }
-            case "sst": complete = true
-            case "t": inText = false
-            case "rPh": phoneticDepth -= 1
-            default: break
-            }
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+                    qualifiedName: String?) {
+            if !ended(Element(qualifiedName: elementName)) { parser.abortParsing() }
         }
     }
 }

@@ -29,6 +29,30 @@ struct SheetFailure: Error, Sendable {
     var message: String
 }
 
+/// The elements of a worksheet its parser acts on, by local name (`x:row` is a row); `other` for
+/// the rest.
+enum SheetElement: ScannedElement {
+    case worksheet, row, cell, value, formula, inlineString, text, phonetic, other
+
+    init(qualifiedName bytes: UnsafeBufferPointer<UInt8>) {
+        let local = bytes.localName
+        switch local.count {
+        case 1:
+            switch local[0] {
+            case UInt8(ascii: "c"): self = .cell
+            case UInt8(ascii: "v"): self = .value
+            case UInt8(ascii: "f"): self = .formula
+            case UInt8(ascii: "t"): self = .text
+            default: self = .other
+            }
+        case 2: self = local.holds("is") ? .inlineString : .other
+        case 3: self = local.holds("row") ? .row : local.holds("rPh") ? .phonetic : .other
+        case 9: self = local.holds("worksheet") ? .worksheet : .other
+        default: self = .other
+        }
+    }
+}
+
 /// Rows parsed so far and how far into the sheet's XML they reach.
 struct RowBatch: Sendable {
     var rows: [SheetRow]
@@ -83,10 +107,10 @@ final class SheetRowStream {
 }
 
 /// Turns a worksheet's XML into rows: `<row r="14">` holding `<c r="C14" t="s" s="2"><v>..</v></c>`,
-/// inline strings in `<is><t>`, formulas in `<f>` beside their cached `<v>`. `SheetScanner` reads
+/// inline strings in `<is><t>`, formulas in `<f>` beside their cached `<v>`. `XMLScanner` reads
 /// the XML first; when it gives up, a parser of its own reads the sheet again from the start with
 /// XMLParser and hands out only the rows after those handed out already.
-private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
+private final class SheetParser: NSObject, XMLParserDelegate, XMLScanEvents {
     private enum Capture { case none, value, formula, inlineText }
 
     /// The last row and column a sheet can have (Excel's 1,048,576 rows and XFD columns).
@@ -133,12 +157,12 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
         self.bytesReported = bytesReported
     }
 
-    /// Reads the sheet from `open()`'s stream with `SheetScanner`; when it gives up, hands out the
+    /// Reads the sheet from `open()`'s stream with `XMLScanner`; when it gives up, hands out the
     /// rows read so far and reads the sheet again from a new stream with XMLParser.
     func run(open: () -> PartInputStream) {
         let first = open()
         stream = first
-        var scanner = SheetScanner(stream: first, events: self)
+        var scanner = XMLScanner(stream: first, events: self)
         let outcome = scanner.scan()
         first.cancel()
         guard outcome == .bailed else { return finish(parsed: true, parser: nil) }
@@ -190,7 +214,7 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        if !started(SheetElement(qualifiedName: elementName), SheetAttributes(attributes)) { parser.abortParsing() }
+        if !started(SheetElement(qualifiedName: elementName), TagAttributes(attributes)) { parser.abortParsing() }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
@@ -201,7 +225,7 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
         if !ended(SheetElement(qualifiedName: elementName)) { parser.abortParsing() }
     }
 
-    func started(_ element: SheetElement, _ attributes: SheetAttributes) -> Bool {
+    func started(_ element: SheetElement, _ attributes: TagAttributes) -> Bool {
         switch element {
         case .row:
             let number = attributes["r"].map { Int($0) ?? 0 } ?? row.number + 1
@@ -243,6 +267,10 @@ private final class SheetParser: NSObject, XMLParserDelegate, SheetXMLEvents {
             break
         }
         return true
+    }
+
+    func found(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        capture == .none || found(String(decoding: text, as: UTF8.self))
     }
 
     func found(_ string: String) -> Bool {

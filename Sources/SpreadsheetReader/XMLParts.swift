@@ -170,7 +170,11 @@ func decodingOOXMLEscapes(_ text: String) -> String {
 /// cell holds one (Foundation's `contains` of a string bridges every cell to NSString).
 private func holdsEscapeMarker(_ text: String) -> Bool {
     var text = text
-    return text.withUTF8 { bytes in
-        bytes.count > 1 && bytes.indices.dropLast().contains { bytes[$0] == UInt8(ascii: "_") && bytes[$0 + 1] == UInt8(ascii: "x") }
-    }
+    return text.withUTF8(holdsEscapeMarker)
+}
+
+/// Whether UTF-8 `bytes` hold `_x`, which every escape starts with.
+func holdsEscapeMarker(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    bytes.count > 1
+        && bytes.indices.dropLast().contains { bytes[$0] == UInt8(ascii: "_") && bytes[$0 + 1] == UInt8(ascii: "x") }
 }

@@ -1,46 +1,39 @@
 import Foundation
 
-/// What a reader of a worksheet's XML tells the sheet's parser, whichever reader it is.
-protocol SheetXMLEvents: AnyObject {
-    /// A start tag; false: stop reading (a failure, or nobody wants more rows).
-    func started(_ element: SheetElement, _ attributes: SheetAttributes) -> Bool
-    /// Text inside an element, its entities decoded, possibly in pieces.
-    func found(_ text: String) -> Bool
-    /// An end tag (also right after an empty element's start tag).
-    func ended(_ element: SheetElement) -> Bool
+/// The kinds of element a reader of a part's XML acts on, told apart by local name (`x:row` is a
+/// row), so the scanner hands over a kind rather than a name to compare.
+protocol ScannedElement {
+    /// The element a qualified name names, from its UTF-8.
+    init(qualifiedName bytes: UnsafeBufferPointer<UInt8>)
 }
 
-/// The elements of a worksheet its parser acts on, by local name (`x:row` is a row); `other` for
-/// the rest.
-enum SheetElement {
-    case worksheet, row, cell, value, formula, inlineString, text, phonetic, other
-
-    /// The element a qualified name names, from its UTF-8.
-    init(qualifiedName bytes: UnsafeBufferPointer<UInt8>) {
-        let local = bytes.lastIndex(of: UInt8(ascii: ":")).map { UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]) } ?? bytes
-        switch local.count {
-        case 1:
-            switch local[0] {
-            case UInt8(ascii: "c"): self = .cell
-            case UInt8(ascii: "v"): self = .value
-            case UInt8(ascii: "f"): self = .formula
-            case UInt8(ascii: "t"): self = .text
-            default: self = .other
-            }
-        case 2: self = local.holds("is") ? .inlineString : .other
-        case 3: self = local.holds("row") ? .row : local.holds("rPh") ? .phonetic : .other
-        case 9: self = local.holds("worksheet") ? .worksheet : .other
-        default: self = .other
-        }
-    }
-
+extension ScannedElement {
+    /// The element a qualified name names, as XMLParser hands it over.
     init(qualifiedName name: String) {
         var name = name
-        self = name.withUTF8 { SheetElement(qualifiedName: $0) }
+        self = name.withUTF8 { Self(qualifiedName: $0) }
     }
+}
+
+/// What the reader of a part's XML is told, by `XMLScanner` or, through its own delegate methods,
+/// by XMLParser.
+protocol XMLScanEvents: AnyObject {
+    associatedtype Element: ScannedElement
+    /// A start tag; false: stop reading (a failure, or nobody wants more).
+    func started(_ element: Element, _ attributes: TagAttributes) -> Bool
+    /// Text inside an element as valid UTF-8, its entities decoded, possibly in pieces; the bytes
+    /// are the scanner's until the call returns.
+    func found(_ text: UnsafeBufferPointer<UInt8>) -> Bool
+    /// An end tag (also right after an empty element's start tag).
+    func ended(_ element: Element) -> Bool
 }
 
 extension UnsafeBufferPointer<UInt8> {
+    /// The local part of a qualified name's bytes: `row` of `x:row`.
+    var localName: UnsafeBufferPointer<UInt8> {
+        lastIndex(of: UInt8(ascii: ":")).map { UnsafeBufferPointer(rebasing: self[($0 + 1)...]) } ?? self
+    }
+
     /// Whether these are the bytes of `ascii`, compared byte by byte (`elementsEqual` of a string's
     /// UTF-8 view costs more than the scanning).
     func holds(_ ascii: StaticString) -> Bool {
@@ -55,7 +48,7 @@ extension UnsafeBufferPointer<UInt8> {
 
 /// The attributes of one start tag, by qualified name. The scanner fills one for every tag, its
 /// pairs replaced in place: emptying an array and growing it again cost more than the tag.
-struct SheetAttributes {
+struct TagAttributes {
     private var pairs: [(name: String, value: String)] = []
     private(set) var count = 0
 
@@ -138,18 +131,22 @@ private final class ScratchBytes {
     }
 }
 
-/// Reads a worksheet's XML straight from its bytes, for the plain XML spreadsheet programs write:
-/// an XML declaration, elements, attributes in quotes, UTF-8 text, the five named entities and
-/// character references. Anything else (a comment, CDATA, a processing instruction, a byte order
-/// mark, a carriage return, a name outside ASCII) and anything not well formed makes it give up
-/// (`bailed`), and the sheet is read again from its start by XMLParser, which knows all of XML and
-/// says where a broken file breaks. Foundation's parser spent 10 to 17 microseconds a row more, in
-/// callbacks and attribute dictionaries.
+/// Why the scanner stops early: `bail`, the part is not the XML it takes; `stop`, the events said so.
+private enum Bail: Error { case bail, stop }
+
+/// Reads a part's XML (a worksheet, the shared strings) straight from its bytes, for the plain XML
+/// spreadsheet programs write: an XML declaration, elements, attributes in quotes, UTF-8 text, the
+/// five named entities and character references. Anything else (a comment, CDATA, a processing
+/// instruction, a byte order mark, a carriage return inside the root element, a name outside
+/// ASCII) and anything not well formed makes it give up (`bailed`), and the part is read again from
+/// its start by XMLParser, which knows all of XML and says where a broken file breaks.
+/// Foundation's parser spent 10 to 17 microseconds a row of a sheet more, in callbacks and
+/// attribute dictionaries.
 ///
-/// Text, names and values are found a buffer at a time, and the names a sheet is made of become
-/// strings without decoding: reading byte by byte into arrays, the scanner spent about 200
+/// Text, names and values are found a buffer at a time, and the names a part is made of become
+/// element kinds without decoding: reading byte by byte into arrays, the scanner spent about 200
 /// instructions a byte of XML.
-struct SheetScanner {
+struct XMLScanner<Events: XMLScanEvents> {
     enum Outcome {
         /// The root element closed and nothing but white space followed.
         case finished
@@ -160,7 +157,7 @@ struct SheetScanner {
     }
 
     private let stream: InputStream
-    private let events: any SheetXMLEvents
+    private let events: Events
     /// The bytes last read from the stream, and the next one to look at.
     private let input = ScratchBytes(capacity: 1 << 16)
     private var position = 0
@@ -168,27 +165,16 @@ struct SheetScanner {
     private let nameBytes = ScratchBytes(capacity: 64)
     private let valueBytes = ScratchBytes(capacity: 256)
     private let referenceBytes = ScratchBytes(capacity: 16)
-    private var attributes = SheetAttributes()
+    private var attributes = TagAttributes()
     /// The elements open around the scanner, innermost last: each one's kind and where its name
     /// starts in `openNames`, which holds their names end to end.
-    private var open: [(element: SheetElement, nameStart: Int)] = []
+    private var open: [(element: Events.Element, nameStart: Int)] = []
     private let openNames = ScratchBytes(capacity: 256)
 
-    /// Past these the scanner gives up and leaves the sheet to XMLParser, whose own limits then
-    /// apply: no spreadsheet nests elements this deep or writes names or values this long, and text
-    /// this long between two tags is more than a cell may hold anyway.
-    private static let maxDepth = 64
-    private static let maxNameBytes = 256
-    private static let maxValueBytes = 1 << 16
-    private static let maxTextBytes = 1 << 20
-    private static let maxAttributes = 64
-
-    init(stream: InputStream, events: any SheetXMLEvents) {
+    init(stream: InputStream, events: Events) {
         self.stream = stream
         self.events = events
     }
-
-    private enum Bail: Error { case bail, stop }
 
     mutating func scan() -> Outcome {
         do {
@@ -240,33 +226,11 @@ struct SheetScanner {
         }
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A
-    }
-
     /// `byte`, or the first byte after it that is not white space.
     private mutating func skippingSpace(from byte: UInt8) throws(Bail) -> UInt8 {
         var byte = byte
-        while Self.isSpace(byte) { byte = try self.byte() }
+        while XMLBytes.isSpace(byte) { byte = try self.byte() }
         return byte
-    }
-
-    private static func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: ":"):
-            return true
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
-            return !first
-        default:
-            return false
-        }
-    }
-
-    /// Whether a byte ends a run of plain text: markup, a reference, `>` (which may close `]]>`), and
-    /// the control characters XML forbids.
-    private static func endsText(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ">")
-            || (byte < 0x20 && byte != 0x09 && byte != 0x0A)
     }
 
     private mutating func document() throws(Bail) {
@@ -278,12 +242,12 @@ struct SheetScanner {
         var atStart = true
         while true {
             let before = text.count
-            try append(to: text, limit: Self.maxTextBytes, until: Self.endsText)
+            try append(to: text, limit: XMLBytes.maxTextBytes, until: XMLBytes.endsText)
             plain += text.count - before
             if text.count > before { atStart = false }
             guard let byte = try next() else { break }
             // References add to the text without passing `append`'s limit.
-            guard text.count < Self.maxTextBytes else { throw .bail }
+            guard text.count < XMLBytes.maxTextBytes else { throw .bail }
             defer { atStart = false }
             switch byte {
             case UInt8(ascii: "<"):
@@ -310,7 +274,7 @@ struct SheetScanner {
                         closedRoot = open.isEmpty
                         guard events.ended(element) else { throw .stop }
                     } else {
-                        guard open.count < Self.maxDepth else { throw .bail }
+                        guard open.count < XMLBytes.maxDepth else { throw .bail }
                         open.append((element, nameStart))
                     }
                 }
@@ -324,12 +288,15 @@ struct SheetScanner {
                 else { throw .bail }
                 text.append(byte)
                 plain += 1
+            case 0x0D where open.isEmpty:
+                // White space around the root element, where Excel ends its declaration with CR LF.
+                break
             default:
-                // A control character XML forbids.
+                // A control character XML forbids, or a line end in text.
                 throw .bail
             }
         }
-        guard closedRoot, text.bytes.allSatisfy(Self.isSpace) else { throw .bail }
+        guard closedRoot, text.bytes.allSatisfy(XMLBytes.isSpace) else { throw .bail }
     }
 
     /// Hands over the text before a tag: inside the root element as it is, outside only white space.
@@ -337,59 +304,32 @@ struct SheetScanner {
         guard text.count > 0 else { return }
         defer { text.removeAll() }
         guard inside else {
-            guard text.bytes.allSatisfy(Self.isSpace) else { throw .bail }
+            guard text.bytes.allSatisfy(XMLBytes.isSpace) else { throw .bail }
             return
         }
-        guard events.found(try Self.string(text.bytes)) else { throw .stop }
-    }
-
-    private static func isNonCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value == 0xFFFE || scalar.value == 0xFFFF
-    }
-
-    /// The text of UTF-8 bytes; invalid UTF-8, and the two non-characters XML forbids, are left to
-    /// XMLParser. Decoding repairs what is invalid, so the bytes were valid when the text holds
-    /// exactly them.
-    private static func string(_ bytes: UnsafeBufferPointer<UInt8>) throws(Bail) -> String {
-        let string = String(decoding: bytes, as: UTF8.self)
-        if !bytes.contains(where: { $0 >= 0x80 }) { return string }
-        guard string.utf8.count == bytes.count, string.utf8.elementsEqual(bytes),
-              !string.unicodeScalars.contains(where: isNonCharacter) else { throw .bail }
-        return string
-    }
-
-    /// An attribute's name (ASCII) as a string: the ones cells have without decoding.
-    private static func attributeName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        if bytes.count == 1 {
-            switch bytes[0] {
-            case UInt8(ascii: "r"): return "r"
-            case UInt8(ascii: "s"): return "s"
-            case UInt8(ascii: "t"): return "t"
-            default: break
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try XMLBytes.validate(text.bytes)
+        guard events.found(text.bytes) else { throw .stop }
     }
 
     /// Reads a name from its first byte on into `nameBytes`; returns the byte after it.
     private mutating func name(startingWith first: UInt8) throws(Bail) -> UInt8 {
-        guard Self.isNameByte(first, first: true) else { throw .bail }
+        guard XMLBytes.isNameByte(first, first: true) else { throw .bail }
         nameBytes.removeAll()
         nameBytes.append(first)
-        try append(to: nameBytes, limit: Self.maxNameBytes) { !Self.isNameByte($0, first: false) }
+        try append(to: nameBytes, limit: XMLBytes.maxNameBytes) { !XMLBytes.isNameByte($0, first: false) }
         return try byte()
     }
 
     /// A start tag after its `<`, its attributes read into `attributes` and its name put at the end
     /// of `openNames`: its element, whether it is empty (`/>`), and where its name starts there.
-    private mutating func startTag(startingWith first: UInt8) throws(Bail) -> (SheetElement, Bool, Int) {
+    private mutating func startTag(startingWith first: UInt8) throws(Bail) -> (Events.Element, Bool, Int) {
         var byte = try name(startingWith: first)
-        let element = SheetElement(qualifiedName: nameBytes.bytes), nameStart = openNames.count
+        let element = Events.Element(qualifiedName: nameBytes.bytes), nameStart = openNames.count
         // Before the attributes' names take the scratch space.
         openNames.append(nameBytes.bytes)
         attributes.removeAll()
         while true {
-            let spaced = Self.isSpace(byte)
+            let spaced = XMLBytes.isSpace(byte)
             byte = try skippingSpace(from: byte)
             if byte == UInt8(ascii: ">") { return (element, false, nameStart) }
             if byte == UInt8(ascii: "/") {
@@ -398,24 +338,16 @@ struct SheetScanner {
             }
             guard spaced else { throw .bail }
             let afterName = try self.name(startingWith: byte)
-            let attribute = Self.attributeName(nameBytes.bytes)
+            let attribute = XMLBytes.attributeName(nameBytes.bytes)
             guard try skippingSpace(from: afterName) == UInt8(ascii: "=") else { throw .bail }
             let quote = try skippingSpace(from: try self.byte())
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw .bail }
             let value = try attributeValue(closedBy: quote)
-            guard attributes.count < Self.maxAttributes, attributes[attribute] == nil,
-                  Self.isPlainDeclaration(attribute, value) else { throw .bail }
+            guard attributes.count < XMLBytes.maxAttributes, attributes[attribute] == nil,
+                  XMLBytes.isPlainDeclaration(attribute, value) else { throw .bail }
             attributes.append(attribute, value)
             byte = try self.byte()
         }
-    }
-
-    /// Whether an attribute is no namespace declaration, or one XMLParser hands over as it stands
-    /// (it drops those that bind a reserved prefix or name, or unbind a prefix).
-    private static func isPlainDeclaration(_ name: String, _ value: String) -> Bool {
-        guard name.utf8.first == UInt8(ascii: "x"), name == "xmlns" || name.hasPrefix("xmlns:") else { return true }
-        let reserved = ["http://www.w3.org/2000/xmlns/", "http://www.w3.org/XML/1998/namespace"]
-        return !value.isEmpty && !reserved.contains(value) && name != "xmlns:xml" && name != "xmlns:xmlns"
     }
 
     /// An attribute's value up to its closing quote. White space other than spaces would be
@@ -423,14 +355,14 @@ struct SheetScanner {
     private mutating func attributeValue(closedBy quote: UInt8) throws(Bail) -> String {
         valueBytes.removeAll()
         while true {
-            try append(to: valueBytes, limit: Self.maxValueBytes) {
+            try append(to: valueBytes, limit: XMLBytes.maxValueBytes) {
                 $0 == quote || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 < 0x20
             }
             switch try byte() {
             case quote:
-                return try Self.string(valueBytes.bytes)
+                return try XMLBytes.string(valueBytes.bytes)
             case UInt8(ascii: "&"):
-                guard valueBytes.count < Self.maxValueBytes else { throw .bail }
+                guard valueBytes.count < XMLBytes.maxValueBytes else { throw .bail }
                 try reference(into: valueBytes)
             default:
                 // `<`, or white space XML would normalise.
@@ -482,7 +414,7 @@ struct SheetScanner {
         while true {
             let byte = try self.byte()
             if byte == UInt8(ascii: ">") && bytes.last == UInt8(ascii: "?") { break }
-            guard bytes.count < 200, byte >= 0x20 || Self.isSpace(byte) else { throw .bail }
+            guard bytes.count < 200, byte >= 0x20 || XMLBytes.isSpace(byte) else { throw .bail }
             bytes.append(byte)
         }
         let text = String(decoding: bytes.dropLast(), as: UTF8.self)
@@ -491,5 +423,77 @@ struct SheetScanner {
                                 + #"([ \t\n]+encoding[ \t\n]*=[ \t\n]*("[Uu][Tt][Ff]-8"|'[Uu][Tt][Ff]-8'))?"#
                                 + #"([ \t\n]+standalone[ \t\n]*=[ \t\n]*("(yes|no)"|'(yes|no)'))?[ \t\n]*"#)
         guard let taken, (try? taken.wholeMatch(in: text)) != nil else { throw .bail }
+    }
+}
+
+/// What the scanner knows of XML's bytes: which may stand where, how text is checked, and how far
+/// it reads before leaving a part to XMLParser.
+private enum XMLBytes {
+    /// Past these the scanner gives up and leaves the part to XMLParser, whose own limits then
+    /// apply: no spreadsheet nests elements this deep or writes names or values this long, and text
+    /// this long between two tags is more than a cell may hold anyway.
+    static let maxDepth = 64
+    static let maxNameBytes = 256
+    static let maxValueBytes = 1 << 16
+    static let maxTextBytes = 1 << 20
+    static let maxAttributes = 64
+
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A
+    }
+
+    static func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: ":"):
+            return true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            return !first
+        default:
+            return false
+        }
+    }
+
+    /// Whether a byte ends a run of plain text: markup, a reference, `>` (which may close `]]>`), a
+    /// carriage return (a line end, which XML rewrites) and the control characters XML forbids.
+    static func endsText(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ">")
+            || (byte < 0x20 && byte != 0x09 && byte != 0x0A)
+    }
+
+    /// Leaves invalid UTF-8, and the two non-characters XML forbids, to XMLParser.
+    static func validate(_ bytes: UnsafeBufferPointer<UInt8>) throws(Bail) {
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return }
+        var forbidden = false
+        let invalid = transcode(bytes.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) {
+            forbidden = forbidden || $0 == 0xFFFE || $0 == 0xFFFF
+        }
+        guard !invalid && !forbidden else { throw .bail }
+    }
+
+    /// The text of UTF-8 bytes, once `validate` has taken them.
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) throws(Bail) -> String {
+        try validate(bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An attribute's name (ASCII) as a string: the ones cells have without decoding.
+    static func attributeName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        if bytes.count == 1 {
+            switch bytes[0] {
+            case UInt8(ascii: "r"): return "r"
+            case UInt8(ascii: "s"): return "s"
+            case UInt8(ascii: "t"): return "t"
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether an attribute is no namespace declaration, or one XMLParser hands over as it stands
+    /// (it drops those that bind a reserved prefix or name, or unbind a prefix).
+    static func isPlainDeclaration(_ name: String, _ value: String) -> Bool {
+        guard name.utf8.first == UInt8(ascii: "x"), name == "xmlns" || name.hasPrefix("xmlns:") else { return true }
+        let reserved = ["http://www.w3.org/2000/xmlns/", "http://www.w3.org/XML/1998/namespace"]
+        return !value.isEmpty && !reserved.contains(value) && name != "xmlns:xml" && name != "xmlns:xmlns"
     }
 }
