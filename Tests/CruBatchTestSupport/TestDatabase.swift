@@ -11,11 +11,10 @@ public final class TestDatabase: Sendable {
         try self.init(template: MigratedTemplate.name())
     }
 
-    /// A database with crubatch's schema and `fixtures/<fixture>` imported by the binary.
+    /// A database with crubatch's schema and `fixtures/<fixture>` imported by the binary: a clone of
+    /// a template this test process imported it into once.
     public convenience init(importing fixture: String) throws {
-        try self.init()
-        let load = try run(["import", "--dir", TestEnvironment.fixture(fixture)])
-        guard load.status == 0 else { throw TestSetupError("importing fixtures/\(fixture) failed: \(load.stderr)") }
+        try self.init(template: ImportedTemplate.name(for: fixture))
     }
 
     /// A database with nothing in it, not even crubatch's schema.
@@ -118,6 +117,26 @@ private enum MigratedTemplate {
             hash = hash &* 0x100_0000_01b3
         }
         return String(hash, radix: 16)
+    }
+}
+
+/// The databases `TestDatabase(importing:)` clones: each fixture imported by the binary once per
+/// test process, as a test would (`crubatch import --dir`), into a database of its own that nothing
+/// connects to again. Cloning it takes a fraction of the import's time; the clone holds the same
+/// rows, sequences and queued messages.
+private enum ImportedTemplate {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var built: [String: TestDatabase] = [:]
+
+    static func name(for fixture: String) throws -> String {
+        try lock.withLock {
+            if let template = built[fixture] { return template.name }
+            let template = try TestDatabase()
+            let load = try template.run(["import", "--dir", TestEnvironment.fixture(fixture)])
+            guard load.status == 0 else { throw TestSetupError("importing fixtures/\(fixture) failed: \(load.stderr)") }
+            built[fixture] = template
+            return template.name
+        }
     }
 }
 
