@@ -407,29 +407,32 @@ private func runImport(_ list: Importer.SourceList, options: ImportOptions, cons
                             progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
     let report = try importer.run(list.sources, skipped: list.skipped)
     progress.clear()
-    let status = finishImport(report, console: console)
-    if let timings = options.timings { console.warn(timings.table(total: ContinuousClock.now - started)) }
-    return status
+    return finishImport(report, console: console, timings: options.timings, since: started)
 }
 
 /// Migrates the old Keystone app's dump and prints the report as `runImport` does.
 private func runKeystoneMigration(_ folder: String, options: ImportOptions, console: Console,
                                   database: DatabaseOptions) throws -> ExitStatus {
+    let started = ContinuousClock.now
     let connection = try database.connect()
     let progress = ProgressLine()
     let migration = KeystoneMigration(connection: connection, options: options,
                                       progress: progress.isEnabled && !console.quiet ? { progress.show($0) } : nil)
     let report = try migration.run(dump: folder)
     progress.clear()
-    return finishImport(report, console: console)
+    return finishImport(report, console: console, timings: options.timings, since: started)
 }
 
-/// Prints an import's diagnostics (text output) and its report; its exit status.
-private func finishImport(_ report: ImportReport, console: Console) -> ExitStatus {
+/// Prints an import's diagnostics (text output), its report and, with `--timings`, where the time
+/// since `started` went; its exit status.
+private func finishImport(_ report: ImportReport, console: Console, timings: PhaseTimings?,
+                          since started: ContinuousClock.Instant) -> ExitStatus {
     if !console.json {
         for diagnostic in report.diagnostics { console.warn(diagnostic.rendered) }
     }
-    return console.finish(report, status: report.exitStatus)
+    let status = console.finish(report, status: report.exitStatus)
+    if let timings { console.warn(timings.table(total: ContinuousClock.now - started)) }
+    return status
 }
 
 extension Kind: ExpressibleByArgument {}

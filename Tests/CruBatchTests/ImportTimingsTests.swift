@@ -63,4 +63,14 @@ struct ImportTimingsTests {
         #expect(dryNames.contains("rollback") && !dryNames.contains("commit"), "\(dryNames)")
         #expect(dryNames.contains("preview: the changes"), "\(dryNames)")
     }
+
+    @Test("the old app's dump (--from keystone) prints its timings too")
+    func keystoneDump() throws {
+        let database = try TestDatabase()
+        let dump = try KeystoneDump.generate(into: try scratch.folder("dump"))
+        let migrated = try database.run(["import", "--from", "keystone", dump.bson, "--timings"])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let names = try phases(in: migrated.stderr).map(\.name)
+        #expect(names.contains("merge: insert") && names.contains("commit") && names.last == "total", "\(names)")
+    }
 }
