@@ -117,9 +117,17 @@ struct KindLoader {
                 try TableStatistics.refresh([spec.table] + spec.lists.map(\.relation.childTable), connection: connection)
             }
         }
-        let archiving = ContinuousClock.now
-        let calendarTable = table as? CalendarEventTable
-        if let calendar = calendarTable {
+        if table is CalendarEventTable || options.move || sync != nil {
+            try timings.measure("archive, move and sync") { try archiveMoveAndSync(table, into: &result) }
+        }
+        if let preview { result.counts.changes = try timings.measure("preview: the changes") { try preview.changes() } }
+        result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
+    }
+
+    /// After the merge: archives the events a calendar file cancels, ends the other memberships a
+    /// `--move` file's students held, and archives what a `--sync` file no longer lists.
+    private func archiveMoveAndSync(_ table: any TableReader, into result: inout KindLoadResult) throws {
+        if let calendar = table as? CalendarEventTable {
             try archive(calendar.cancelledCodes, into: &result.counts)
         }
         if options.move {
@@ -132,9 +140,6 @@ struct KindLoader {
             result.counts.archivedRows += outcome.rows
             result.counts.refusal = outcome.refusal
         }
-        if calendarTable != nil || options.move || sync != nil { timings?.add("archive, move and sync", ContinuousClock.now - archiving) }
-        if let preview { result.counts.changes = try timings.measure("preview: the changes") { try preview.changes() } }
-        result.diagnostics.sort { ($0.line, $0.column ?? 0) < ($1.line, $1.column ?? 0) }
     }
 
     /// The staged keys of the rejected rows of a kind keyed by one column, each with the row's first

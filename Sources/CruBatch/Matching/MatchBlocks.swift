@@ -27,8 +27,7 @@ enum MatchBlocks {
                                               from person_match_keys k where k.f <> '' and k.l <> '' and k.campus_id is not null) x
                              where x.n <= \(commonKey))
             """ : ""
-        // A handle's letters held by many (`s` of `s1234567@school.edu`) leave the handle with its
-        // digits to tell two students apart.
+        // Two given names the same, or agreeing at some level (a nickname, a typo ...).
         let givenAlike: SQLFragment = "(n.f = o.f or exists (select 1 from person_match_given_pairs gp where gp.a = n.f and gp.b = o.f))"
         // When every row is new (`people duplicates`), the new rows are the keys themselves; else a
         // table of the few new ones, so that each block reads them without filtering the list again.
@@ -53,6 +52,8 @@ enum MatchBlocks {
                 union all \(pairs(.handle, new: new, on: "o.eh = n.eh", where: """
                     n.eh <> '' and n.eh not in (select eh from common_handles) and \(givenAlike)
                     """))
+                -- a handle's letters held by many (`s` of `s1234567@school.edu`) leave the handle with its
+                -- digits to tell two students apart
                 union all \(pairs(.handle, new: new, on: "o.ea = n.ea", where: """
                     n.eh in (select eh from common_handles) and \(givenAlike)
                     """))
