@@ -108,6 +108,30 @@ struct BulkLoadTests {
         #expect(try keys(database).map(\.definition) == before.map(\.definition))
     }
 
+    @Test("a first load of 12,000 as Excel saves a CSV (CRLF), one email typed again in other case with spaces: refused at its line, the rest loads through the index rebuild")
+    func repeatedEmailInBulkLoad() throws {
+        let database = try TestDatabase()
+        var text = "email,first_name,last_name\r\n"
+        for n in 0..<12_000 { text += "student\(n)@calpoly.edu,Sam,Student\(n)\r\n" }
+        text += " Student7@CalPoly.edu ,Sam,Student7\r\n"
+        let indexesBefore = try indexes(database)
+        let (refused, storedAfterRefusal, skipped) = try withTemporaryFile(bytes(text), named: "students.csv") { file in
+            (try database.run(["import", "students", file]), try database.count("select count(*) from people"),
+             try database.run(["import", "students", file, "--on-error", "skip"]))
+        }
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(storedAfterRefusal == 0, "an error writes nothing")
+        #expect(refused.stderr.contains("students.csv:12002:1: error[duplicate-key]: this email appears more than once in the file (first on line 9)"),
+                "\(refused.stderr)")
+        #expect(skipped.status == 1, "\(skipped.stderr)")
+        #expect(try database.count("select count(*) from people") == 12_000)
+        #expect(try indexes(database).map(\.definition) == indexesBefore.map(\.definition))
+        let again = #expect(throws: PostgresError.self) {
+            try database.connect().execute("insert into people (email, first_name, last_name) values ('student7@calpoly.edu', 'A', 'B')")
+        }
+        #expect(again?.sqlState == "23505", "\(String(describing: again))")
+    }
+
     @Test("a dry run of 12,000 new students changes neither the rows nor the keys and indexes")
     func dryRunKeepsKeys() throws {
         let database = try TestDatabase(importing: "central-coast")
