@@ -13,6 +13,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // C libraries, wrapped so Swift can call them; they know nothing of Cru.
@@ -46,11 +50,19 @@ let package = Package(
         // The domain: kinds, validation, import, export, notify, place.
         .target(name: "CruBatch", dependencies: ["CSVStream", "SpreadsheetReader", "SpreadsheetWriter", "FileOutput",
                                                      "PostgresClient", "Mailer", "HTTPFetch", "ICalendar", "MessageTemplates",
-                                                     "BSONDocuments"]),
+                                                     "BSONDocuments",
+                                                     .product(name: "HummingbirdBcrypt", package: "hummingbird-auth")]),
+
+        // The staff console: the domain's pages in a browser, signed in (`crubatch serve`).
+        .target(name: "StaffConsole", dependencies: ["CruBatch", "PostgresClient",
+                                                     .product(name: "Hummingbird", package: "hummingbird"),
+                                                     .product(name: "NIOCore", package: "swift-nio"),
+                                                     .product(name: "NIOPosix", package: "swift-nio"),
+                                                     .product(name: "Logging", package: "swift-log")]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [
-            "CruBatch", "CSVStream", "FileOutput", "Mailer", "PostgresClient",
+            "CruBatch", "CSVStream", "FileOutput", "Mailer", "PostgresClient", "StaffConsole",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -1791,6 +1791,45 @@ ALTER TABLE public.sources ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE public.staff_account_campuses (
+    account_id bigint NOT NULL,
+    campus_id bigint NOT NULL
+);
+
+CREATE TABLE public.staff_accounts (
+    id bigint NOT NULL,
+    email text NOT NULL,
+    role text NOT NULL,
+    password_hash text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT staff_accounts_email_check CHECK (((email = lower(email)) AND (email ~~ '%_@_%'::text))),
+    CONSTRAINT staff_accounts_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'campus'::text, 'viewer'::text])))
+);
+
+ALTER TABLE public.staff_accounts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.staff_accounts_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.staff_sessions (
+    token_sha256 text NOT NULL,
+    account_id bigint NOT NULL,
+    csrf text NOT NULL,
+    address text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_seen_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.staff_sign_in_failures (
+    email text NOT NULL,
+    address text NOT NULL,
+    failed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.summer_missions (
     id bigint NOT NULL,
     code text NOT NULL,
@@ -1971,6 +2010,15 @@ ALTER TABLE ONLY public.sources
 ALTER TABLE ONLY public.sources
     ADD CONSTRAINT sources_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.staff_account_campuses
+    ADD CONSTRAINT staff_account_campuses_pkey PRIMARY KEY (account_id, campus_id);
+
+ALTER TABLE ONLY public.staff_accounts
+    ADD CONSTRAINT staff_accounts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.staff_sessions
+    ADD CONSTRAINT staff_sessions_pkey PRIMARY KEY (token_sha256);
+
 ALTER TABLE ONLY public.summer_missions
     ADD CONSTRAINT summer_missions_code_key UNIQUE (code);
 
@@ -2025,6 +2073,14 @@ CREATE UNIQUE INDEX ride_pairings_active_leg ON public.ride_pairings USING btree
 CREATE INDEX ride_pairings_active_offer ON public.ride_pairings USING btree (offer_id, leg) WHERE (ended_at IS NULL);
 
 CREATE INDEX ride_requests_passenger_id ON public.ride_requests USING btree (passenger_id);
+
+CREATE UNIQUE INDEX staff_accounts_email ON public.staff_accounts USING btree (email);
+
+CREATE INDEX staff_sessions_account ON public.staff_sessions USING btree (account_id);
+
+CREATE INDEX staff_sign_in_failures_address ON public.staff_sign_in_failures USING btree (address, failed_at);
+
+CREATE INDEX staff_sign_in_failures_email ON public.staff_sign_in_failures USING btree (email, failed_at);
 
 CREATE TRIGGER attendance_queue_newcomers AFTER INSERT ON public.attendance REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.queue_newcomer_notifications();
 
@@ -2312,6 +2368,15 @@ ALTER TABLE ONLY public.ride_requests
 
 ALTER TABLE ONLY public.sources
     ADD CONSTRAINT sources_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.import_runs(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.staff_account_campuses
+    ADD CONSTRAINT staff_account_campuses_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.staff_accounts(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.staff_account_campuses
+    ADD CONSTRAINT staff_account_campuses_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.staff_sessions
+    ADD CONSTRAINT staff_sessions_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.staff_accounts(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.team_leaders
     ADD CONSTRAINT team_leaders_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE RESTRICT;

@@ -18,7 +18,7 @@ struct CruBatchCommand: ParsableCommand {
         Exit codes: 0 ok; 1 rows rejected or validation failed; 64 usage; 65 unreadable data; 66 file not found; 69 database or SMTP unavailable; 70 a bug in crubatch; 73 cannot write output; 75 temporary (locked, deadlock), retry later; 78 SMTP credentials refused.
         """,
         version: CruBatchVersion.current,
-        subcommands: [MigrateCommand.self, ImportCommand.self, ValidateCommand.self, ExportCommand.self, NightlyCommand.self, NotifyCommand.self, PlaceCommand.self, RidesCommand.self, PeopleCommand.self, RunsCommand.self, UndoCommand.self, ForgetCommand.self, StatusCommand.self]
+        subcommands: [MigrateCommand.self, ImportCommand.self, ValidateCommand.self, ExportCommand.self, NightlyCommand.self, NotifyCommand.self, PlaceCommand.self, RidesCommand.self, PeopleCommand.self, RunsCommand.self, UndoCommand.self, ForgetCommand.self, StatusCommand.self, StaffCommand.self, ServeCommand.self]
     )
 
     /// Parses and runs the command. A usage error (an unknown command, option or value, or a

@@ -63,6 +63,9 @@ public final class BackgroundCommand {
     /// How it ended (`.exit`, or `.uncaughtSignal` when a signal killed it), once it has.
     public var terminationReason: Process.TerminationReason { process.terminationReason }
 
+    /// What it has printed on standard output so far.
+    public func stdoutSoFar() throws -> String { try output.text() }
+
     /// What it has printed on standard error so far.
     public func stderrSoFar() throws -> String { try errors.text() }
 

@@ -1,0 +1,71 @@
+import ArgumentParser
+import CruBatch
+import Foundation
+import PostgresClient
+import StaffConsole
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the staff console: runs and what each changed, in a browser, signed in.",
+        discussion: """
+        Staff sign in at /login with an account of `crubatch staff`. The console listens on 127.0.0.1
+        only unless told otherwise; put it behind a TLS proxy (nginx) to reach it from elsewhere, and
+        give --secure-cookies there. It stops on SIGINT or SIGTERM.
+
+        Examples:
+          crubatch serve
+          crubatch serve --listen 127.0.0.1:8080 --secure-cookies
+        """)
+
+    @Option(help: ArgumentHelp("Address and port to listen on; port 0 takes a free one.", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+    @Option(help: "Minutes a session may be idle before it is over.") var idleMinutes = 480
+    @Flag(help: "Send cookies over HTTPS only (behind a TLS proxy).") var secureCookies = false
+    @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        guard listenAddress != nil else { throw ValidationError("--listen takes host:port, e.g. 127.0.0.1:8080") }
+        if idleMinutes < 1 { throw ValidationError("--idle-minutes must be at least 1") }
+    }
+
+    private var listenAddress: (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65535).contains(port), colon > listen.startIndex else { return nil }
+        return (String(listen[..<colon]), port)
+    }
+
+    func run() throws {
+        guard let (host, port) = listenAddress else { return }
+        let url = ConnectionString.resolve(explicit: database.databaseURL, environment: ProcessInfo.processInfo.environment)
+        // The schema must be current before the first page; the error is the command's, with its exit code.
+        try Console(command: "serve", quiet: false, json: false).run {
+            _ = try StaffAccounts(connection: PostgresConnection(url))
+            return .ok
+        }
+        let server = ConsoleServer(configuration: .init(host: host, port: port, databaseURL: url,
+                                                        idleMinutes: idleMinutes, secureCookies: secureCookies))
+        let finished = DispatchSemaphore(value: 0)
+        let failure = Failure()
+        Task {
+            do {
+                try await server.run { address in
+                    printLine("crubatch console listening on \(address)")
+                }
+            } catch {
+                failure.error = "\(error)"
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let error = failure.error {
+            printError("crubatch serve: \(error)")
+            throw ExitCode(ExitStatus.unavailable.rawValue)
+        }
+    }
+
+    /// What stopped the server, handed from its task to the waiting command.
+    private final class Failure: @unchecked Sendable {
+        var error: String?
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// A `crubatch serve` started for a test on a free port, and a browser-like client for it: curl with
+/// a cookie jar of its own, following no redirects, so each test sees every status and header.
+public final class ConsoleClient {
+    /// One HTTP exchange: the status, the headers (names in lower case) and the body.
+    public struct Reply {
+        public let status: Int
+        public let headers: [String: [String]]
+        public let body: String
+
+        public func header(_ name: String) -> String? { headers[name.lowercased()]?.first }
+    }
+
+    public let server: BackgroundCommand
+    /// `http://127.0.0.1:PORT`.
+    public let base: String
+    private let scratch = ScratchDirectory()
+    private let jar: String
+
+    /// Starts `crubatch serve` on `database` and waits until it listens.
+    public init(serving database: TestDatabase, arguments: [String] = []) throws {
+        let server = try database.start(["serve", "--listen", "127.0.0.1:0"] + arguments)
+        self.server = server
+        var address: String?
+        _ = try waitUntil(timeout: 30) {
+            address = try server.stdoutSoFar().split(separator: "\n")
+                .first { $0.hasPrefix("crubatch console listening on ") }
+                .map { String($0.dropFirst("crubatch console listening on ".count)) }
+            return address != nil || !server.isRunning
+        }
+        guard let address else {
+            throw ConsoleClientError.notListening(try server.stderrSoFar())
+        }
+        base = address
+        jar = try scratch.folder() + "/cookies"
+    }
+
+    /// A second client of the same server with a cookie jar of its own: another browser.
+    public init(sameServerAs other: ConsoleClient) throws {
+        server = other.server
+        base = other.base
+        jar = try scratch.folder() + "/cookies"
+    }
+
+    deinit { server.terminate() }
+
+    /// GET `path`.
+    public func get(_ path: String) throws -> Reply { try request([], path) }
+
+    /// POST `fields` url-encoded to `path`.
+    public func post(_ path: String, _ fields: [(String, String)]) throws -> Reply {
+        var arguments = ["--request", "POST"]
+        if fields.isEmpty { arguments += ["--data", ""] }
+        for (name, value) in fields { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        return try request(arguments, path)
+    }
+
+    /// The value of a cookie in this client's jar.
+    public func cookie(_ name: String) throws -> String? {
+        let lines = (try? String(contentsOfFile: jar, encoding: .utf8))?.split(separator: "\n") ?? []
+        return lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+            .first { $0.count == 7 && $0[5] == name }.map { String($0[6]) }
+    }
+
+    /// The value of the hidden `csrf` field of a page.
+    public static func csrf(in page: String) -> String? {
+        guard let range = page.range(of: "name=\"csrf\" value=\"") else { return nil }
+        return String(page[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// Signs in through the login form as a browser does; the reply to the form's POST.
+    @discardableResult
+    public func signIn(_ email: String, _ password: String) throws -> Reply {
+        let form = try get("/login")
+        return try post("/login", [("csrf", Self.csrf(in: form.body) ?? ""), ("email", email), ("password", password)])
+    }
+
+    private func request(_ arguments: [String], _ path: String) throws -> Reply {
+        let headers = try scratch.folder() + "/headers"
+        let result = try CommandResult.run(["--silent", "--show-error", "--cookie", jar, "--cookie-jar", jar,
+                                            "--dump-header", headers, "--max-time", "30"] + arguments + [base + path],
+                                           executable: "/usr/bin/curl")
+        guard result.status == 0 else { throw ConsoleClientError.curlFailed(result.stderr) }
+        let lines = try String(contentsOfFile: headers, encoding: .utf8).components(separatedBy: "\r\n")
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var fields: [String: [String]] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased(), default: []].append(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return Reply(status: status, headers: fields, body: result.stdout)
+    }
+}
+
+/// Why a console client could not be used.
+public enum ConsoleClientError: Error {
+    case notListening(String)
+    case curlFailed(String)
+}
