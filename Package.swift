@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
     ],
     targets: [
         // C libraries, wrapped so Swift can call them; they know nothing of Cru.
@@ -58,7 +59,8 @@ let package = Package(
                                                      .product(name: "Hummingbird", package: "hummingbird"),
                                                      .product(name: "NIOCore", package: "swift-nio"),
                                                      .product(name: "NIOPosix", package: "swift-nio"),
-                                                     .product(name: "Logging", package: "swift-log")]),
+                                                     .product(name: "Logging", package: "swift-log"),
+                                                     .product(name: "MultipartKit", package: "multipart-kit")]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [

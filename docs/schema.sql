@@ -1815,6 +1815,17 @@ ALTER TABLE public.staff_accounts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     CACHE 1
 );
 
+CREATE TABLE public.staff_previews (
+    id text NOT NULL,
+    account_id bigint NOT NULL,
+    kind text NOT NULL,
+    file_name text NOT NULL,
+    sha256 text NOT NULL,
+    tables_state text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    applied_run_id bigint
+);
+
 CREATE TABLE public.staff_sessions (
     token_sha256 text NOT NULL,
     account_id bigint NOT NULL,
@@ -2015,6 +2026,9 @@ ALTER TABLE ONLY public.staff_account_campuses
 
 ALTER TABLE ONLY public.staff_accounts
     ADD CONSTRAINT staff_accounts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.staff_previews
+    ADD CONSTRAINT staff_previews_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.staff_sessions
     ADD CONSTRAINT staff_sessions_pkey PRIMARY KEY (token_sha256);
@@ -2374,6 +2388,12 @@ ALTER TABLE ONLY public.staff_account_campuses
 
 ALTER TABLE ONLY public.staff_account_campuses
     ADD CONSTRAINT staff_account_campuses_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.staff_previews
+    ADD CONSTRAINT staff_previews_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.staff_accounts(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.staff_previews
+    ADD CONSTRAINT staff_previews_applied_run_id_fkey FOREIGN KEY (applied_run_id) REFERENCES public.import_runs(id);
 
 ALTER TABLE ONLY public.staff_sessions
     ADD CONSTRAINT staff_sessions_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.staff_accounts(id) ON DELETE CASCADE;

@@ -22,11 +22,14 @@ final class ConnectionPool: Sendable {
         self.keep = keep
     }
 
-    /// Runs `work` with a connection, off the event loop. A connection whose work failed is closed,
-    /// not returned: it may be in a broken transaction.
-    func withConnection<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    /// Runs `work` with a connection, off the event loop; the runs it makes are recorded as started by
+    /// `account`. A connection whose work failed is closed, not returned: it may be in a broken
+    /// transaction.
+    func withConnection<T: Sendable>(as account: StaffAccount? = nil,
+                                     _ work: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive { [self] in
             let lent = try idle.withLock { $0.popLast() } ?? Lent(PostgresConnection(url, applicationName: "crubatch serve"))
+            try RunStarter.set(account?.runUser, on: lent.connection)
             let result = try work(lent.connection)
             idle.withLock { connections in
                 if connections.count < keep { connections.append(lent) }

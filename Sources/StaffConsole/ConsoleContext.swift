@@ -54,7 +54,10 @@ struct RequireSession: RouterMiddleware {
         var context = context
         context.session = ConsoleSession(token: token, account: found.account, csrf: found.csrf)
         var request = request
-        if request.method != .get, request.method != .head {
+        // An upload carries its token as a part of its form, which the upload's route checks before it
+        // uses anything it read.
+        if request.method != .get, request.method != .head,
+           request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") != true {
             // Kept on the request, so the route decodes its own fields from the same bytes.
             _ = try await request.collectBody(upTo: context.maxUploadSize)
             let form = try await request.decode(as: CSRFForm.self, context: context)

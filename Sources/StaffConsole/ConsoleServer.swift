@@ -15,13 +15,20 @@ public struct ConsoleServer: Sendable {
         public var idleMinutes: Int
         /// Cookies only over HTTPS: set when a TLS proxy is in front.
         public var secureCookies: Bool
+        /// Where uploads and their previews are kept, a folder per preview.
+        public var workFolder: String
+        /// The largest upload taken, in bytes.
+        public var uploadLimit: Int
 
-        public init(host: String, port: Int, databaseURL: String, idleMinutes: Int = 480, secureCookies: Bool = false) {
+        public init(host: String, port: Int, databaseURL: String, workFolder: String, idleMinutes: Int = 480,
+                    secureCookies: Bool = false, uploadLimit: Int = 20 << 20) {
             self.host = host
             self.port = port
             self.databaseURL = databaseURL
+            self.workFolder = workFolder
             self.idleMinutes = idleMinutes
             self.secureCookies = secureCookies
+            self.uploadLimit = uploadLimit
         }
     }
 
@@ -57,6 +64,7 @@ public struct ConsoleServer: Sendable {
         SignInPages(pool: pool, configuration: configuration).add(to: router)
         router.get("/") { _, _ in Response.redirect(to: "/runs") }
         RunPages(pool: pool).add(to: router)
+        ImportPages(pool: pool, configuration: configuration).add(to: router)
         return router
     }
 

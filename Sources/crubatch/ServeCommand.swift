@@ -22,11 +22,16 @@ struct ServeCommand: ParsableCommand {
     var listen = "127.0.0.1:8080"
     @Option(help: "Minutes a session may be idle before it is over.") var idleMinutes = 480
     @Flag(help: "Send cookies over HTTPS only (behind a TLS proxy).") var secureCookies = false
+    @Option(help: ArgumentHelp("Where uploaded files and their previews are kept (a folder per preview, readable by this user only).",
+                               valueName: "folder"))
+    var workFolder = NSTemporaryDirectory() + "crubatch-console"
+    @Option(help: ArgumentHelp("The largest upload taken, in megabytes.", valueName: "MB")) var uploadLimit = 20
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
         guard listenAddress != nil else { throw ValidationError("--listen takes host:port, e.g. 127.0.0.1:8080") }
         if idleMinutes < 1 { throw ValidationError("--idle-minutes must be at least 1") }
+        if !(1...1024).contains(uploadLimit) { throw ValidationError("--upload-limit takes 1 to 1024 megabytes") }
     }
 
     private var listenAddress: (host: String, port: Int)? {
@@ -43,8 +48,9 @@ struct ServeCommand: ParsableCommand {
             _ = try StaffAccounts(connection: PostgresConnection(url))
             return .ok
         }
-        let server = ConsoleServer(configuration: .init(host: host, port: port, databaseURL: url,
-                                                        idleMinutes: idleMinutes, secureCookies: secureCookies))
+        let server = ConsoleServer(configuration: .init(host: host, port: port, databaseURL: url, workFolder: workFolder,
+                                                        idleMinutes: idleMinutes, secureCookies: secureCookies,
+                                                        uploadLimit: uploadLimit << 20))
         let finished = DispatchSemaphore(value: 0)
         let failure = Failure()
         Task {

@@ -56,6 +56,18 @@ public final class ConsoleClient {
         return try request(arguments, path)
     }
 
+    /// POST a multipart form to `path`, as a browser's file upload: `fields`, then the file at `file`.
+    public func upload(_ path: String, fields: [(String, String)], file: String) throws -> Reply {
+        var arguments: [String] = []
+        for (name, value) in fields { arguments += ["--form-string", "\(name)=\(value)"] }
+        return try request(arguments + ["--form", "file=@\(file)"], path)
+    }
+
+    /// GET `path` into the file `output`; the reply's body is empty.
+    public func download(_ path: String, to output: String) throws -> Reply {
+        try request(["--output", output], path)
+    }
+
     /// The value of a cookie in this client's jar.
     public func cookie(_ name: String) throws -> String? {
         let lines = (try? String(contentsOfFile: jar, encoding: .utf8))?.split(separator: "\n") ?? []

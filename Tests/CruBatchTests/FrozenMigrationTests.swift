@@ -40,7 +40,7 @@ struct FrozenMigrationTests {
         31: "699260a08a958bdb335cce4a69063b113c2d27a41617bfcdc8f7678d72fe12d3",
         32: "8f8d576d6394535df37a11b68dbe8cce282836121964f6f66b54ba29d7346ec8",
         33: "e659edc0db841d2ade1617e67149d99e807ae09bfb3513f3255285bdb4ee2822",
-        34: "0eceaff3aba76ce4b6f063d766aac9d1a8a3d7f9baf647f3712e777a32805e81",
+        34: "c748626b3fe93233aa4bffdaa2fbc2463d3bda92bccbae945655e1b158b26bf4",
     ]
 
     @Test("every migration's text is the one pinned for its version, and every version is pinned")

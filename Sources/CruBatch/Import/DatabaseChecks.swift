@@ -17,6 +17,8 @@ struct DatabaseChecks {
     let blank: ImportOptions.Blank
     /// What a new person who probably is someone known already is (`--on-duplicate`).
     let onDuplicate: Diagnostic.Severity
+    /// The only campuses the rows may belong to (a campus account of the console); nil: any.
+    let campuses: [String]?
     /// The rows of the load refused before this file.
     var refused = RefusedRows()
 
@@ -43,6 +45,7 @@ struct DatabaseChecks {
             ambiguous.formUnion(above.cells)
             found += try reference.addsPeople ? unnamedNewPeople(column, reference) : missing(column, reference, except: ambiguous)
         }
+        if let campuses { found += try forbiddenCampuses(campuses.map { $0.lowercased() }) }
         for column in spec.columns where column.type == .timezone && isPresent(column.name) {
             found += try unknownTimeZones(column)
         }
@@ -471,6 +474,41 @@ struct DatabaseChecks {
             return diagnostic(line, column: column.name, code: .duplicateKey,
                               message: "\(column.name) \"\(value)\" \(what)",
                               hint: "a \(column.name) names one row only; keep it on one of them")
+        }
+    }
+
+    /// Rows a campus account may not load: its campus cell names another campus or none, or the row
+    /// would change a row of another campus (a student listed at another school). A kind without a
+    /// campus column of its own is an admin's to load: each of its rows is refused.
+    private func forbiddenCampuses(_ allowed: [String]) throws -> [Diagnostic] {
+        let yours = allowed.sorted().joined(separator: ", ")
+        let hint = "a campus account loads the rows of its campuses (\(yours)) only; an admin loads the others"
+        guard let column = spec.references.first(where: { $0.reference.table == "campuses" && $0.column.list == nil })?.column,
+              let target = column.target?.name else {
+            return try connection.query("select line from stage order by line").rows.map { row in
+                diagnostic(try row.decode(Int.self, 0), column: spec.columns[0].name, code: .forbiddenCampus,
+                           message: "\(spec.kind.noun) rows have no campus of their own", hint: hint)
+            }
+        }
+        let cell: SQLFragment = isPresent(column.name) ? column.stagedName : "null::text"
+        let rows = try connection.query("""
+            select s.line, coalesce(\(unescaped: cell), ''), null::text from stage s
+            where \(unescaped: cell) is null or lower(\(unescaped: cell)) <> all(\(allowed)::text[])
+            union all
+            select n.line, '', coalesce(c.code, '') from (\(unescaped: spec.resolveSQL)) n
+            join \(identifier: spec.table) t on \(unescaped: spec.keyMatch)
+            left join campuses c on c.id = t.\(identifier: target)
+            where c.code is null or c.code <> all(\(allowed)::text[])
+            order by 1, 3 nulls first
+            """).rows
+        var seen: Set<Int> = []
+        return try rows.compactMap { row in
+            let (line, given, stored) = try row.decode((Int, String, String?).self)
+            guard seen.insert(line).inserted else { return nil }
+            let message = stored.map { $0.isEmpty ? "this \(spec.kind.noun) belongs to no campus of yours"
+                                                  : "this \(spec.kind.noun) belongs to campus \"\($0)\"" }
+                ?? (given.isEmpty ? "\(column.name) is empty" : "\(column.name) \"\(given)\" is not one of your campuses")
+            return diagnostic(line, column: column.name, code: .forbiddenCampus, message: message, hint: hint)
         }
     }
 

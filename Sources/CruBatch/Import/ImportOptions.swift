@@ -20,6 +20,9 @@ public struct ImportOptions: Sendable {
     }
 
     public var dryRun = false
+    /// The campus codes a campus account of the console works on: every row of another campus (or of
+    /// none) is that row's `forbidden-campus` error. nil: every campus.
+    public var campuses: [String]?
     /// Validate only: check everything, write nothing, record no run.
     public var validateOnly = false
     /// Whether the load lists what it would change, field by field: a run that writes nothing.

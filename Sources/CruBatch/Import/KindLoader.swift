@@ -91,7 +91,7 @@ struct KindLoader {
 
         let checks = DatabaseChecks(spec: spec, connection: connection, mapping: mapping, file: table.displayName,
                                     locksGroups: !options.validateOnly, blank: options.blank,
-                                    onDuplicate: options.onDuplicate, refused: refused)
+                                    onDuplicate: options.onDuplicate, campuses: options.campuses, refused: refused)
         for diagnostic in try timings.measure("database checks", { try checks.run(rejectedLines: result.rejectedLines) }) {
             result.diagnostics.append(diagnostic)
             if diagnostic.severity == .error { result.rejectedLines.insert(diagnostic.line) }

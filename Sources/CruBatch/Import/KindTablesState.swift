@@ -7,9 +7,9 @@ import PostgresClient
 /// later in the same transaction too, so any of them changes it; a `VACUUM FULL` does too, which
 /// only costs one more load. A URL whose content is unchanged is skipped only while this is
 /// unchanged too, because only then can loading it again change nothing.
-enum KindTablesState {
+public enum KindTablesState {
     /// The state of the tables `kind` reads and writes, as one line of text.
-    static func current(of kind: Kind, on connection: PostgresConnection) throws -> String {
+    public static func current(of kind: Kind, on connection: PostgresConnection) throws -> String {
         let parts = tables(of: kind).map { table -> SQLFragment in
             "(select \(literal: table) || ':' || count(*) || ':' || coalesce(sum(hashtext(ctid::text || xmin::text)), 0) from \(identifier: table))"
         }

@@ -45,6 +45,10 @@ extension DiagnosticCode {
     /// campuses for one ministry, a phone two users share ...): reported at its field, with why.
     public static let refusedDocument = DiagnosticCode("refused-document")
 
+    /// A row of a campus a campus account of the console does not work on: its campus cell, or the
+    /// row it would change, is another campus's (or none). Only the console restricts campuses.
+    public static let forbiddenCampus = DiagnosticCode("forbidden-campus")
+
     /// Every code `validate KIND FILE` can report, each documented in docs/guide/importing.md with a fixture
     /// (`skipped-file`, about the files of an `import --dir` folder, is documented beside them).
     public static let validationCodes: [DiagnosticCode] = csvCodes + workbookCodes + [

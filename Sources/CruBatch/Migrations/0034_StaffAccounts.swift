@@ -3,7 +3,9 @@ extension Migration {
     /// account, its campuses; the password only as a bcrypt hash. Sessions are rows, so signing out or
     /// a new password ends them at once; the cookie holds a random token and the table its SHA-256, so
     /// a copy of the table signs no one in. Failed sign-ins are kept a while, to slow guessing per
-    /// account and per address.
+    /// account and per address. A preview is an uploaded file checked and shown before it is applied:
+    /// its account, the file's SHA-256 and the state of the tables it was computed on, so Apply
+    /// writes only what was shown, and only its account reaches it.
     static let staffAccounts = Migration(version: 34, name: "staff console accounts", sql: """
     create table staff_accounts (
         id bigint generated always as identity primary key,
@@ -37,5 +39,16 @@ extension Migration {
     );
     create index staff_sign_in_failures_email on staff_sign_in_failures (email, failed_at);
     create index staff_sign_in_failures_address on staff_sign_in_failures (address, failed_at);
+
+    create table staff_previews (
+        id text primary key,
+        account_id bigint not null references staff_accounts on delete cascade,
+        kind text not null,
+        file_name text not null,
+        sha256 text not null,
+        tables_state text not null,
+        created_at timestamptz not null default now(),
+        applied_run_id bigint references import_runs
+    );
     """)
 }

@@ -34,13 +34,17 @@ struct RunLog {
         getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
     }
 
+    /// The session setting that names who started the runs of a connection (`RunStarter`).
+    static let startedBySetting = "crubatch.started_by"
+
     /// Records a run as `running` and takes its lock, in one statement so no one sees the run without
     /// its lock; returns its id.
     func start(kind: RunKind, file: String, dryRun: Bool) throws -> Int {
         try connection.query("""
             with run as (
                 insert into import_runs (kind, file_name, dry_run, os_user)
-                values (\(kind.stored), \(file), \(dryRun), \(Self.user)) returning id)
+                values (\(kind.stored), \(file), \(dryRun),
+                        coalesce(nullif(current_setting(\(Self.startedBySetting), true), ''), \(Self.user))) returning id)
             select id, pg_advisory_lock(\(Self.lockSpace), id::int) from run
             """).scalar(Int.self)
     }
@@ -65,5 +69,14 @@ struct RunLog {
             where id = \(id)
             """)
         try connection.query("select pg_advisory_unlock(\(Self.lockSpace), \(id))")
+    }
+}
+
+/// Who the runs made on a connection are recorded as started by, when that is not the operating-system
+/// user: the console names the signed-in account (`console:EMAIL`) on each connection it lends.
+public enum RunStarter {
+    /// Sets it for the rest of the session; nil: the operating-system user again.
+    public static func set(_ name: String?, on connection: PostgresConnection) throws {
+        try connection.query("select set_config(\(RunLog.startedBySetting), \(name ?? ""), false)")
     }
 }

@@ -1,0 +1,164 @@
+import CruBatchTestSupport
+import Foundation
+import PostgresClient
+import Testing
+
+/// The console's import: upload, the dry run's preview with the bad cells and the rejects workbook,
+/// Apply bound to the file and the data it was previewed on, Undo; a campus account kept to its
+/// campuses in the same checks the import runs.
+@Suite("staff console import")
+struct ConsoleImportTests {
+    private let scratch = ScratchDirectory()
+
+    private func database() throws -> TestDatabase {
+        let database = try TestDatabase(importing: "central-coast")
+        for (email, role) in [("admin@cru.org", ["--role", "admin"]), ("ana@cru.org", ["--role", "campus", "--campus", "calpoly"]),
+                              ("vic@cru.org", ["--role", "viewer"])] {
+            let command = ([TestEnvironment.binary, "staff", "add", email] + role).map { "'\($0)'" }.joined(separator: " ")
+            let added = try CommandResult.run(["-c", "echo 'long enough password' | \(command)"], executable: "/bin/sh",
+                                              environment: ["DATABASE_URL": database.url])
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        return database
+    }
+
+    private func console(_ database: TestDatabase, _ arguments: [String] = []) throws -> ConsoleClient {
+        try ConsoleClient(serving: database, arguments: ["--work-folder", try scratch.folder("work")] + arguments)
+    }
+
+    /// Uploads `text` as `name` for `kind` with the session's token from the import form.
+    private func upload(_ browser: ConsoleClient, kind: String, name: String, _ text: String) throws -> ConsoleClient.Reply {
+        let form = try browser.get("/import")
+        let path = try scratch.writeFile(name, text)
+        return try browser.upload("/import", fields: [("csrf", ConsoleClient.csrf(in: form.body) ?? ""), ("kind", kind)], file: path)
+    }
+
+    private func previewID(_ page: ConsoleClient.Reply) -> String? {
+        guard let range = page.body.range(of: "/import/") else { return nil }
+        let id = String(page.body[range.upperBound...].prefix { $0.isHexDigit })
+        return id.count == 64 ? id : nil
+    }
+
+    private func csrf(_ browser: ConsoleClient) throws -> String { ConsoleClient.csrf(in: try browser.get("/runs").body) ?? "" }
+
+    @Test("upload with an error: the marked row and the rejects workbook; the fixed file applies, and Undo takes it back")
+    func previewApplyUndo() throws {
+        let database = try database()
+        let browser = try console(database)
+        try browser.signIn("admin@cru.org", "long enough password")
+        let before = try database.count("select count(*) from people")
+        let bad = try upload(browser, kind: "students", name: "new students.csv", """
+            email,first_name,last_name,campus
+            nia.new@calpoly.edu,Nia,New,calpoly
+            not-an-email,Oli,Other,calpoly
+
+            """)
+        #expect(bad.status == 422)
+        #expect(bad.body.contains("<td>3</td><td>email</td><td>error[invalid-email]</td>"), "\(bad.body)")
+        #expect(!bad.body.contains("<button>Apply</button>"))
+        let badID = try #require(previewID(bad))
+        let rejects = try scratch.folder() + "/rejects.xlsx"
+        #expect(try browser.download("/import/\(badID)/rejects.xlsx", to: rejects).status == 200)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: rejects)).prefix(2) == Data("PK".utf8))
+        let report = try browser.get("/import/\(badID)/report")
+        #expect(report.status == 200 && report.header("content-security-policy")?.hasPrefix("sandbox") == true)
+        #expect(try database.count("select count(*) from people") == before)
+
+        let good = try upload(browser, kind: "students", name: "new students.csv", """
+            email,first_name,last_name,campus
+            nia.new@calpoly.edu,Nia,New,calpoly
+            oli.other@calpoly.edu,Oli,Other,calpoly
+
+            """)
+        #expect(good.status == 200 && good.body.contains("<button>Apply</button>"))
+        let id = try #require(previewID(good))
+        #expect(try database.count("select count(*) from people") == before)
+        let applied = try browser.post("/import/\(id)/apply", [("csrf", try csrf(browser))])
+        #expect(applied.status == 200 && applied.body.contains("Undo this run"), "\(applied.body)")
+        #expect(try database.count("select count(*) from people") == before + 2)
+        let run = try database.count("select max(id) from import_runs")
+        #expect(try database.connect().query("select os_user from import_runs where id = \(run)").scalar(String.self) == "console:admin@cru.org")
+        #expect(try browser.get("/runs").body.contains("console:admin@cru.org"))
+        // Applying the same preview twice is refused.
+        let again = try browser.post("/import/\(id)/apply", [("csrf", try csrf(browser))])
+        #expect(again.status != 200 || again.body.contains("applied already"))
+        #expect(try database.count("select count(*) from people") == before + 2)
+
+        let undone = try browser.post("/runs/\(run)/undo", [("csrf", try csrf(browser))])
+        #expect(undone.status == 200, "\(undone.body)")
+        #expect(try database.count("select count(*) from people") == before)
+    }
+
+    @Test("Apply after the data changed previews again and writes nothing")
+    func applyIsBoundToTheData() throws {
+        let database = try database()
+        let browser = try console(database)
+        try browser.signIn("admin@cru.org", "long enough password")
+        let page = try upload(browser, kind: "students", name: "one.csv", "email,first_name,last_name,campus\nnia.new@calpoly.edu,Nia,New,calpoly\n")
+        let id = try #require(previewID(page))
+        let other = try scratch.writeFile("other.csv", "email,first_name,last_name,campus\nzed.z@calpoly.edu,Zed,Zee,calpoly\n")
+        #expect(try database.run(["import", "students", other]).status == 0)
+        let before = try database.count("select count(*) from people")
+        let applied = try browser.post("/import/\(id)/apply", [("csrf", try csrf(browser))])
+        #expect(applied.body.contains("changed since the preview") && applied.body.contains("<button>Apply</button>"))
+        #expect(try database.count("select count(*) from people") == before)
+    }
+
+    @Test("a campus account: a row of another campus is that row's forbidden-campus error; others' previews and runs are not found")
+    func campusScoping() throws {
+        let database = try database()
+        let admin = try console(database)
+        try admin.signIn("admin@cru.org", "long enough password")
+        let adminPreview = try #require(previewID(try upload(admin, kind: "students", name: "a.csv",
+                                                             "email,first_name,last_name,campus\nadm.in@cuesta.edu,Adm,In,cuesta\n")))
+        let existing = try database.connect().query("""
+            select p.email from people p join campuses c on c.id = p.campus_id where c.code = 'cuesta' and not p.is_leader limit 1
+            """).scalar(String.self)
+
+        let ana = try ConsoleClient(sameServerAs: admin)
+        try ana.signIn("ana@cru.org", "long enough password")
+        let page = try upload(ana, kind: "students", name: "mine.csv", """
+            email,first_name,last_name,campus
+            nia.new@calpoly.edu,Nia,New,calpoly
+            cue.new@cuesta.edu,Cue,New,cuesta
+            \(existing),Moved,Over,calpoly
+
+            """)
+        #expect(page.status == 422)
+        #expect(page.body.contains("<td>3</td><td>campus</td><td>error[forbidden-campus]</td><td>campus &quot;cuesta&quot; is not one of your campuses"), "\(page.body)")
+        #expect(page.body.contains("<td>4</td><td>campus</td><td>error[forbidden-campus]</td><td>this student belongs to campus &quot;cuesta&quot;"))
+        #expect(!page.body.contains("<td>2</td>"))
+        // Not a kind of its campuses, nor another account's preview, nor another's run.
+        let groups = try upload(ana, kind: "groups", name: "g.csv", "code,ministry,name,leaders\nx,cru-calpoly,X,a@b.c\n")
+        #expect(groups.status == 400)
+        #expect(try ana.get("/import/\(adminPreview)/report").status == 404)
+        #expect(try ana.post("/import/\(adminPreview)/apply", [("csrf", try csrf(ana))]).status == 404)
+        let adminRun = try database.count("select min(id) from import_runs")
+        #expect(try ana.post("/runs/\(adminRun)/undo", [("csrf", try csrf(ana))]).status == 404)
+        #expect(try database.count("select count(*) from import_runs where undone_at is not null") == 0)
+        // A viewer reads only.
+        let vic = try ConsoleClient(sameServerAs: admin)
+        try vic.signIn("vic@cru.org", "long enough password")
+        #expect(try vic.get("/import").body.contains("reads only"))
+        #expect(try vic.post("/runs/\(adminRun)/undo", [("csrf", try csrf(vic))]).status == 403)
+    }
+
+    @Test("an upload without its token, over the limit, or a path in place of an id is refused and leaves nothing")
+    func refusedUploads() throws {
+        let database = try database()
+        let work = try scratch.folder("work")
+        let browser = try console(database, ["--upload-limit", "1"])
+        try browser.signIn("admin@cru.org", "long enough password")
+        let path = try scratch.writeFile("s.csv", "email,first_name,last_name\nnia.new@calpoly.edu,Nia,New\n")
+        let noToken = try browser.upload("/import", fields: [("kind", "students")], file: path)
+        #expect(noToken.status == 403)
+        let big = try scratch.writeFile("big.csv", "email,first_name,last_name\n" + String(repeating: "x@calpoly.edu,A,B\n", count: 70_000))
+        let tooLarge = try browser.upload("/import", fields: [("csrf", try csrf(browser)), ("kind", "students")], file: big)
+        #expect(tooLarge.status == 413)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work).isEmpty)
+        #expect(try database.count("select count(*) from staff_previews") == 0)
+        for probe in ["/import/..%2F..%2Fetc%2Fpasswd/report", "/import/../../etc/passwd/rejects.xlsx", "/import/%2e%2e/report"] {
+            #expect(try browser.get(probe).status == 404, "\(probe)")
+        }
+    }
+}
