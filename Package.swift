@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C libraries, wrapped so Swift can call them; they know nothing of Cru.
@@ -60,7 +61,8 @@ let package = Package(
                                                      .product(name: "NIOCore", package: "swift-nio"),
                                                      .product(name: "NIOPosix", package: "swift-nio"),
                                                      .product(name: "Logging", package: "swift-log"),
-                                                     .product(name: "MultipartKit", package: "multipart-kit")]),
+                                                     .product(name: "MultipartKit", package: "multipart-kit"),
+                                                     .product(name: "HTTPTypes", package: "swift-http-types")]),
 
         // The thin command-line front end.
         .executableTarget(name: "crubatch", dependencies: [

@@ -35,9 +35,10 @@ CRUBATCH_BUILD_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev li
 # python3-networkx: its min-cost flow is the oracle the ride pairing is checked against;
 # chromium: the HTML report is checked in a real browser, headless; openssl: the HTTPS test server's
 # certificate is made at test time; python3-bson: the tests write an old Keystone app's dump as mongodump does;
-# curl: the staff console's tests and the demo speak HTTP to it as a browser does).
+# curl: the staff console's tests and the demo speak HTTP to it as a browser does; chromium-driver and
+# python3-selenium: a real browser walks through the console).
 CRUBATCH_PACKAGES=("${CRUBATCH_BUILD_PACKAGES[@]}" postgresql python3-aiosmtpd python3-openpyxl python3-networkx python3-bson
-                   time man-db chromium openssl curl)
+                   time man-db chromium chromium-driver python3-selenium openssl curl)
 
 # Makes sure the Swift toolchain is on PATH.
 ensure_swift() {

@@ -1,4 +1,5 @@
 import CruBatch
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -13,7 +14,7 @@ struct ConsoleSession: Sendable {
 /// middleware has found it, the session.
 struct ConsoleContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    /// The peer's IP address, which failed sign-ins are counted by.
+    /// The peer's IP address (`clientAddress` is what failed sign-ins are counted by).
     let address: String
     var session: ConsoleSession?
 
@@ -21,6 +22,16 @@ struct ConsoleContext: RequestContext {
         coreContext = .init(source: source)
         address = source.channel.remoteAddress?.ipAddress ?? "unknown"
         session = nil
+    }
+
+    /// The browser's address: the peer's, or behind a proxy on this machine the last hop the proxy
+    /// added to `X-Forwarded-For`.
+    func clientAddress(of request: Request, behindProxy: Bool) -> String {
+        guard behindProxy, address == "127.0.0.1" || address == "::1",
+              let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!],
+              let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+        else { return address }
+        return last
     }
 
     /// Forms only: a sign-in, a CSRF token, a button's choice.

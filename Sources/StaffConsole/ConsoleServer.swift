@@ -15,19 +15,22 @@ public struct ConsoleServer: Sendable {
         public var idleMinutes: Int
         /// Cookies only over HTTPS: set when a TLS proxy is in front.
         public var secureCookies: Bool
+        /// Requests come through a proxy on this machine, which names the browser in `X-Forwarded-For`.
+        public var behindProxy: Bool
         /// Where uploads and their previews are kept, a folder per preview.
         public var workFolder: String
         /// The largest upload taken, in bytes.
         public var uploadLimit: Int
 
         public init(host: String, port: Int, databaseURL: String, workFolder: String, idleMinutes: Int = 480,
-                    secureCookies: Bool = false, uploadLimit: Int = 20 << 20) {
+                    secureCookies: Bool = false, behindProxy: Bool = false, uploadLimit: Int = 20 << 20) {
             self.host = host
             self.port = port
             self.databaseURL = databaseURL
             self.workFolder = workFolder
             self.idleMinutes = idleMinutes
             self.secureCookies = secureCookies
+            self.behindProxy = behindProxy
             self.uploadLimit = uploadLimit
         }
     }

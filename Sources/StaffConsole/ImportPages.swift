@@ -84,7 +84,7 @@ struct ImportPages {
         let body = """
             \(note.map { "<p class=\"error\">\(Escaped($0))</p>" } ?? "")
             <p>Preview of <strong>\(Escaped(preview.fileName))</strong> as \(preview.kind.rawValue): nothing has been written.</p>
-            <pre>\(Escaped(report.text))</pre>
+            <pre>\(Escaped(report.text.replacingOccurrences(of: configuration.workFolder + "/" + preview.id + "/", with: "")))</pre>
             \(findings.isEmpty ? "" : """
             <table><thead><tr><th>Line</th><th>Column</th><th>Finding</th><th>What to do</th></tr></thead><tbody>\(findings.joined(separator: "\n"))</tbody></table>
             """)

@@ -41,6 +41,7 @@ struct RunPages {
         }
         guard let details, Self.visible(user: details.run.user, to: session.account) else { throw HTTPError(.notFound) }
         let run = details.run
+        let undoable = session.account.role != .viewer && run.undone == nil && !run.dryRun && run.status == "succeeded"
         let counts = details.counts.map { "<tr><td>\(Escaped($0.table))</td><td>\(Escaped($0.operation))</td><td>\($0.rows)</td></tr>" }
         let body = """
             <p>\(Escaped(run.kind)) of <strong>\(Escaped(run.file))</strong>, started \(Escaped(run.started)) UTC by
@@ -48,6 +49,10 @@ struct RunPages {
             \(counts.isEmpty ? "<p>It changed no rows.</p>" : """
             <table><thead><tr><th>Table</th><th>Change</th><th>Rows</th></tr></thead><tbody>\(counts.joined(separator: "\n"))</tbody></table>
             """)
+            \(undoable ? """
+            <form method="post" action="/runs/\(run.id)/undo"><input type="hidden" name="csrf" value="\(Escaped(session.csrf))">
+            <button>Undo this run</button></form>
+            """ : "")
             <p><a href="/runs">All runs</a></p>
             """
         return Page(title: "Run \(run.id)", body: body).response(signedIn: session)

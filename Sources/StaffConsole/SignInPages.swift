@@ -14,13 +14,16 @@ struct SignInPages {
     }
 
     func add(to router: Router<ConsoleContext>) {
-        router.get("/login") { _, _ in form(message: nil, status: .ok) }
+        router.get("/login") { request, _ in form(message: nil, status: .ok, keeping: request) }
         router.post("/login") { request, context in try await signIn(request, context: context) }
         router.post("/logout") { request, context in try await signOut(request, context: context) }
     }
 
-    private func form(message: String?, status: HTTPResponse.Status) -> Response {
-        let token = StaffSessions.randomHex()
+    /// The sign-in form. Its token is the browser's sign-in cookie when it has one: a second tab, or a
+    /// browser fetching its icon, must not change the token under a form already shown.
+    private func form(message: String?, status: HTTPResponse.Status, keeping request: Request? = nil) -> Response {
+        let kept = request?.cookies[ConsoleServer.signInCookie]?.value
+        let token = kept.flatMap { $0.count == 64 && $0.allSatisfy(\.isHexDigit) ? $0 : nil } ?? StaffSessions.randomHex()
         let note = message.map { "<p class=\"error\">\(Escaped($0))</p>" } ?? ""
         var response = Page(title: "Sign in", body: """
             \(note)
@@ -41,15 +44,16 @@ struct SignInPages {
         guard let expected = request.cookies[ConsoleServer.signInCookie]?.value,
               RequireSession.same(fields.csrf, expected) else { throw HTTPError(.forbidden) }
         let email = fields.email ?? "", password = fields.password ?? ""
-        let (address, idle) = (context.address, configuration.idleMinutes)
+        let (address, idle) = (context.clientAddress(of: request, behindProxy: configuration.behindProxy), configuration.idleMinutes)
         let outcome = try await pool.withConnection { connection in
             try StaffSessions(connection: connection, idleMinutes: idle).signIn(email: email, password: password, address: address)
         }
         switch outcome {
         case .refused:
-            return form(message: "That email and password do not match an account.", status: .unauthorized)
+            return form(message: "That email and password do not match an account.", status: .unauthorized, keeping: request)
         case .slowed(let seconds):
-            var response = form(message: "Too many failed sign-ins. Try again in \(seconds) seconds.", status: .tooManyRequests)
+            var response = form(message: "Too many failed sign-ins. Try again in \(seconds) seconds.", status: .tooManyRequests,
+                                keeping: request)
             response.headers[.retryAfter] = String(seconds)
             return response
         case .signedIn(let token, _):

@@ -7,11 +7,11 @@ import StaffConsole
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the staff console: runs and what each changed, in a browser, signed in.",
+        abstract: "Serve the staff console: imports previewed, applied and undone, and the runs, in a browser, signed in.",
         discussion: """
-        Staff sign in at /login with an account of `crubatch staff`. The console listens on 127.0.0.1
-        only unless told otherwise; put it behind a TLS proxy (nginx) to reach it from elsewhere, and
-        give --secure-cookies there. It stops on SIGINT or SIGTERM.
+        Staff sign in at /login with an account of `crubatch staff`. A campus account loads and sees the rows of its campuses only; a viewer reads.
+
+        The console listens on 127.0.0.1 only unless told otherwise; put it behind a TLS proxy (an nginx example: scripts/schedule/crubatch-console.nginx.conf) to reach it from elsewhere, and give --secure-cookies there. It stops on SIGINT or SIGTERM.
 
         Examples:
           crubatch serve
@@ -22,6 +22,8 @@ struct ServeCommand: ParsableCommand {
     var listen = "127.0.0.1:8080"
     @Option(help: "Minutes a session may be idle before it is over.") var idleMinutes = 480
     @Flag(help: "Send cookies over HTTPS only (behind a TLS proxy).") var secureCookies = false
+    @Flag(help: "A proxy on this machine forwards the requests: count sign-ins by the address it puts last in X-Forwarded-For.")
+    var behindProxy = false
     @Option(help: ArgumentHelp("Where uploaded files and their previews are kept (a folder per preview, readable by this user only).",
                                valueName: "folder"))
     var workFolder = NSTemporaryDirectory() + "crubatch-console"
@@ -49,7 +51,7 @@ struct ServeCommand: ParsableCommand {
             return .ok
         }
         let server = ConsoleServer(configuration: .init(host: host, port: port, databaseURL: url, workFolder: workFolder,
-                                                        idleMinutes: idleMinutes, secureCookies: secureCookies,
+                                                        idleMinutes: idleMinutes, secureCookies: secureCookies, behindProxy: behindProxy,
                                                         uploadLimit: uploadLimit << 20))
         let finished = DispatchSemaphore(value: 0)
         let failure = Failure()

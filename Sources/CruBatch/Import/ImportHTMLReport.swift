@@ -7,7 +7,7 @@ extension HTMLReport {
     init(_ report: ImportReport, results: [KindLoadResult], sources: [Importer.Source], options: ImportOptions,
          rejectsFile: String?) throws {
         let command = options.validateOnly ? "validate" : report.dryRun ? "import --dry-run" : "import"
-        self.init(title: "crubatch \(command): \(sources.map(\.path).joined(separator: ", "))",
+        self.init(title: "crubatch \(command): \(sources.map(\.displayName).joined(separator: ", "))",
                   verdict: report.verdict, failed: report.exitStatus != .ok, summary: report.summaryCells)
         diagnostics = report.diagnostics
         let reader = RejectsWriter(options: options)
@@ -16,7 +16,7 @@ extension HTMLReport {
         where !result.fatal && !result.rejectedLines.isEmpty && FileFormat.ofInput(path: source.readPath) != .calendar {
             var sheet: BadRows?
             try reader.readRows(of: result, source: source, everyRow: false) { header in
-                sheet = BadRows(file: source.path, header: header)
+                sheet = BadRows(file: source.displayName, header: header)
             } row: { row in
                 sheet?.add(row)
             }
