@@ -1066,6 +1066,14 @@ ALTER TABLE public.people ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE public.people_not_duplicates (
+    a_id bigint NOT NULL,
+    b_id bigint NOT NULL,
+    decided_by text NOT NULL,
+    decided_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT people_not_duplicates_check CHECK ((a_id < b_id))
+);
+
 CREATE TABLE public.person_aliases (
     id bigint NOT NULL,
     person_id bigint NOT NULL,
@@ -1973,6 +1981,9 @@ ALTER TABLE ONLY public.notifications
 ALTER TABLE ONLY public.notifications
     ADD CONSTRAINT notifications_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.people_not_duplicates
+    ADD CONSTRAINT people_not_duplicates_pkey PRIMARY KEY (a_id, b_id);
+
 ALTER TABLE ONLY public.people
     ADD CONSTRAINT people_pkey PRIMARY KEY (id);
 
@@ -2349,6 +2360,12 @@ ALTER TABLE ONLY public.ministry_teams
 
 ALTER TABLE ONLY public.people
     ADD CONSTRAINT people_campus_id_fkey FOREIGN KEY (campus_id) REFERENCES public.campuses(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.people_not_duplicates
+    ADD CONSTRAINT people_not_duplicates_a_id_fkey FOREIGN KEY (a_id) REFERENCES public.people(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.people_not_duplicates
+    ADD CONSTRAINT people_not_duplicates_b_id_fkey FOREIGN KEY (b_id) REFERENCES public.people(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.person_aliases
     ADD CONSTRAINT person_aliases_person_id_fkey FOREIGN KEY (person_id) REFERENCES public.people(id) ON DELETE CASCADE;

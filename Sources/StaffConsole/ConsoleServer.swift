@@ -68,6 +68,7 @@ public struct ConsoleServer: Sendable {
         router.get("/") { _, _ in Response.redirect(to: "/runs") }
         RunPages(pool: pool).add(to: router)
         ImportPages(pool: pool, configuration: configuration).add(to: router)
+        PeoplePages(pool: pool).add(to: router)
         return router
     }
 

@@ -5,7 +5,8 @@ extension Migration {
     /// a copy of the table signs no one in. Failed sign-ins are kept a while, to slow guessing per
     /// account and per address. A preview is an uploaded file checked and shown before it is applied:
     /// its account, the file's SHA-256 and the state of the tables it was computed on, so Apply
-    /// writes only what was shown, and only its account reaches it.
+    /// writes only what was shown, and only its account reaches it. Two people a reviewer said are
+    /// not the same person are remembered, so the pair is not proposed again.
     static let staffAccounts = Migration(version: 34, name: "staff console accounts", sql: """
     create table staff_accounts (
         id bigint generated always as identity primary key,
@@ -49,6 +50,15 @@ extension Migration {
         tables_state text not null,
         created_at timestamptz not null default now(),
         applied_run_id bigint references import_runs
+    );
+
+    create table people_not_duplicates (
+        a_id bigint not null references people on delete cascade,
+        b_id bigint not null references people on delete cascade,
+        decided_by text not null,
+        decided_at timestamptz not null default now(),
+        primary key (a_id, b_id),
+        check (a_id < b_id)
     );
     """)
 }

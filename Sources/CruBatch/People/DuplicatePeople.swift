@@ -32,7 +32,13 @@ public struct DuplicatePeople {
         try Migrator(connection: connection).requireCurrent()
         // Sorting and hashing every candidate pair stays in memory.
         try connection.execute("set work_mem = '128MB'")
-        let result = try PersonMatcher(connection: connection).pairs(of: .everyone, minimumScore: minimumScore)
+        let matched = try PersonMatcher(connection: connection).pairs(of: .everyone, minimumScore: minimumScore)
+        // Pairs a reviewer said are two people are not proposed again.
+        let distinct = Set(try connection.query("select a_id, b_id from people_not_duplicates").rows.map { row in
+            let (a, b) = try row.decode((Int, Int).self)
+            return [a, b]
+        })
+        let result = (pairs: matched.pairs.filter { !distinct.contains([$0.aID, $0.bID]) }, prior: matched.prior)
         var people: [Int: Person] = [:]
         for row in try connection.query("""
             select id, email, first_name || ' ' || last_name from people
@@ -46,6 +52,31 @@ public struct DuplicatePeople {
             return Pair(score: pair.score, keep: keep, drop: drop, reasons: pair.reasons, blocks: pair.blocks.map(\.name))
         }.sorted { ($1.score, $0.keep.email, $0.drop.email) < ($0.score, $1.keep.email, $1.drop.email) }
         return DuplicatesReport(pairs: pairs, minimumScore: minimumScore, prior: result.prior)
+    }
+}
+
+/// Two people a reviewer said are not one person, remembered so that `people duplicates` and the
+/// console do not propose them again.
+public struct NotDuplicates {
+    let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Remembers that the people of `first` and `second` (emails) are two people, as decided by `who`;
+    /// false when either email names no one.
+    @discardableResult
+    public func record(_ first: String, _ second: String, by who: String) throws -> Bool {
+        let ids = try connection.query("""
+            select id from people where lower(email) in (lower(\(first)), lower(\(second))) order by id
+            """).rows.map { try $0.decode(Int.self, 0) }
+        guard ids.count == 2 else { return false }
+        try connection.execute("""
+            insert into people_not_duplicates (a_id, b_id, decided_by) values (\(ids[0]), \(ids[1]), \(who))
+            on conflict do nothing
+            """)
+        return true
     }
 }
 
