@@ -69,6 +69,7 @@ public struct ConsoleServer: Sendable {
         RunPages(pool: pool).add(to: router)
         ImportPages(pool: pool, configuration: configuration).add(to: router)
         PeoplePages(pool: pool).add(to: router)
+        MessagePages(pool: pool).add(to: router)
         return router
     }
 

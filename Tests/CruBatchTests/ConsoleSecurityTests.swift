@@ -168,4 +168,30 @@ struct ConsoleSecurityTests {
         #expect(try browser.get("/runs").status == 303)
         #expect(try database.count("select count(*) from staff_sessions") == 0)
     }
+
+    @Test("messages: counts for every account; the dead ones and Requeue for an admin only")
+    func messages() throws {
+        let database = try database()
+        let connection = try database.connect()
+        try #require(try database.count("select count(*) from notifications") > 0)
+        try connection.execute("""
+            update notifications set status = 'dead', attempts = 5, last_error = '550 5.1.1 <x@y.z>: no such user'
+            where id = (select min(id) from notifications)
+            """)
+        let campus = try ConsoleClient(serving: database)
+        try campus.signIn("ana@cru.org", Self.campusPassword)
+        let counted = try campus.get("/messages")
+        #expect(counted.status == 200 && counted.body.contains("<th>dead</th>") && !counted.body.contains("no such user"))
+        let token = try #require(ConsoleClient.csrf(in: counted.body))
+        #expect(try campus.post("/messages/requeue", [("csrf", token), ("status", "dead")]).status == 403)
+        #expect(try database.count("select count(*) from notifications where status = 'dead'") == 1)
+
+        let admin = try ConsoleClient(sameServerAs: campus)
+        try admin.signIn("admin@cru.org", Self.adminPassword)
+        let page = try admin.get("/messages")
+        #expect(page.body.contains("550 5.1.1 &lt;x@y.z&gt;: no such user"))
+        let requeued = try admin.post("/messages/requeue", [("csrf", try #require(ConsoleClient.csrf(in: page.body))), ("status", "dead")])
+        #expect(requeued.status == 200 && requeued.body.contains("requeued 1 dead notification"))
+        #expect(try database.count("select count(*) from notifications where status = 'dead'") == 0)
+    }
 }

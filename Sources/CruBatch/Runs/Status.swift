@@ -19,7 +19,7 @@ public struct StatusReport: Sendable, CommandReport {
     }
 
     /// The statuses of a notification, in the order `status` lists them.
-    static let notificationStatuses = NotificationStatus.allCases.map(\.rawValue)
+    public static let notificationStatuses = NotificationStatus.allCases.map(\.rawValue)
 
     public static let tables = [
         "campuses", "ministries", "people", "ministry_teams", "community_groups", "memberships", "events",
