@@ -9,6 +9,8 @@ final class ConnectionPool: Sendable {
     /// A connection lent to one request at a time; the pool's lock guards who holds it.
     private final class Lent: @unchecked Sendable {
         let connection: PostgresConnection
+        /// Whom the connection's runs are recorded as started by now (`RunStarter`).
+        var startedBy: String?
         init(_ connection: PostgresConnection) { self.connection = connection }
     }
 
@@ -29,7 +31,10 @@ final class ConnectionPool: Sendable {
                                      _ work: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive { [self] in
             let lent = try idle.withLock { $0.popLast() } ?? Lent(PostgresConnection(url, applicationName: "crubatch serve"))
-            try RunStarter.set(account?.runUser, on: lent.connection)
+            if lent.startedBy != account?.runUser {
+                try RunStarter.set(account?.runUser, on: lent.connection)
+                lent.startedBy = account?.runUser
+            }
             let result = try work(lent.connection)
             idle.withLock { connections in
                 if connections.count < keep { connections.append(lent) }

@@ -1,3 +1,4 @@
+import CruBatch
 import Hummingbird
 
 /// Text made safe to place in HTML, between tags or inside a quoted attribute.
@@ -63,8 +64,13 @@ struct ErrorPages<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             return Page(title: "\(error.status.code) \(error.status.reasonPhrase)", body: "", status: error.status).response()
+        } catch let failure as any CommandFailure {
+            // A command's own message: it names no person and no password.
+            context.logger.error("\(request.method) \(request.uri.path) failed: \(failure.commandMessage)")
+            return Page(title: "Something went wrong", body: "<p>The request failed; the server's log says more.</p>",
+                        status: .internalServerError).response()
         } catch {
-            context.logger.error("request failed: \(String(describing: type(of: error)))")
+            context.logger.error("\(request.method) \(request.uri.path) failed: \(String(describing: type(of: error)))")
             return Page(title: "Something went wrong", body: "<p>The request failed; the server's log says more.</p>",
                         status: .internalServerError).response()
         }

@@ -72,7 +72,7 @@ struct SignInPages {
         let idle = configuration.idleMinutes
         // nil: no live session to end; false: the token did not match.
         let ended: Bool? = try await pool.withConnection { connection in
-            let sessions = try StaffSessions(connection: connection, idleMinutes: idle)
+            let sessions = StaffSessions(connection: connection, idleMinutes: idle)
             guard let session = try sessions.session(token: token) else { return nil }
             guard RequireSession.same(csrf, session.csrf) else { return false }
             try sessions.signOut(token: token)

@@ -194,4 +194,17 @@ struct ConsoleSecurityTests {
         #expect(requeued.status == 200 && requeued.body.contains("requeued 1 dead notification"))
         #expect(try database.count("select count(*) from notifications where status = 'dead'") == 0)
     }
+
+    @Test("a session unused longer than --idle-minutes is over")
+    func idleSessionsEnd() throws {
+        let database = try database()
+        let browser = try ConsoleClient(serving: database, arguments: ["--idle-minutes", "30"])
+        try browser.signIn("admin@cru.org", Self.adminPassword)
+        #expect(try browser.get("/runs").status == 200)
+        try database.connect().execute("update staff_sessions set last_seen_at = now() - interval '29 minutes'")
+        #expect(try browser.get("/runs").status == 200)
+        try database.connect().execute("update staff_sessions set last_seen_at = now() - interval '31 minutes'")
+        let idle = try browser.get("/runs")
+        #expect(idle.status == 303 && idle.header("location") == "/login")
+    }
 }

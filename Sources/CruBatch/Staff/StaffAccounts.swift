@@ -36,6 +36,11 @@ public struct StaffAccounts {
         self.connection = connection
     }
 
+    /// For the console's requests, whose server checked the schema once when it started.
+    init(checkedAlready connection: PostgresConnection) {
+        self.connection = connection
+    }
+
     /// Adds an account; `campuses` are campus codes, required for a `campus` account and refused for the others.
     @discardableResult
     public func add(email: String, role: StaffRole, campuses: [String], password: String?) throws -> StaffAccount {
@@ -97,18 +102,25 @@ public struct StaffAccounts {
     }
 
     private func accounts(where condition: PostgresQuery) throws -> [StaffAccount] {
-        let rows = try connection.query("""
-            select a.id, a.email, a.role, a.password_hash is not null,
-                   coalesce(array_to_string(array(select c.code from staff_account_campuses ac join campuses c on c.id = ac.campus_id
-                                                  where ac.account_id = a.id order by c.code), ','), '')
-            from staff_accounts a where \(condition) order by a.email
-            """).rows
-        return try rows.map { row in
-            let (id, email, role, hasPassword, campuses) = try row.decode((Int, String, String, Bool, String).self)
-            return StaffAccount(id: id, email: email, role: StaffRole(rawValue: role) ?? .viewer,
-                                campuses: campuses.isEmpty ? [] : campuses.split(separator: ",").map(String.init),
-                                hasPassword: hasPassword)
+        try connection.query("select \(Self.columns) from staff_accounts a where \(condition) order by a.email").rows.map { row in
+            try Self.account(row, at: 0)
         }
+    }
+
+    /// The columns `account(_:at:)` reads, over `staff_accounts a`.
+    static let columns: PostgresQuery = """
+        a.id, a.email, a.role, a.password_hash is not null,
+        coalesce(array_to_string(array(select c.code from staff_account_campuses ac join campuses c on c.id = ac.campus_id
+                                       where ac.account_id = a.id order by c.code), ','), '')
+        """
+
+    /// The account of `columns`, read from `row` starting at column `first`.
+    static func account(_ row: PostgresRow, at first: Int) throws -> StaffAccount {
+        let campuses = try row.decode(String.self, first + 4)
+        return StaffAccount(id: try row.decode(Int.self, first), email: try row.decode(String.self, first + 1),
+                            role: StaffRole(rawValue: try row.decode(String.self, first + 2)) ?? .viewer,
+                            campuses: campuses.isEmpty ? [] : campuses.split(separator: ",").map(String.init),
+                            hasPassword: try row.decode(Bool.self, first + 3))
     }
 
     private func campusIDs(_ codes: [String]) throws -> [Int] {

@@ -32,8 +32,8 @@ public struct StaffSessions {
     /// A session unused this long is over.
     let idleMinutes: Int
 
-    public init(connection: PostgresConnection, idleMinutes: Int) throws {
-        try Migrator(connection: connection).requireCurrent()
+    /// Sessions on `connection`, whose schema the console checked when it started.
+    public init(connection: PostgresConnection, idleMinutes: Int) {
         self.connection = connection
         self.idleMinutes = idleMinutes
     }
@@ -70,21 +70,24 @@ public struct StaffSessions {
                 values (\(Self.sha256(token)), \(id), \(csrf), \(address))
                 """)
         }
-        guard let signedIn = try StaffAccounts(connection: connection).account(id: id) else { return .refused }
+        guard let signedIn = try StaffAccounts(checkedAlready: connection).account(id: id) else { return .refused }
         return .signedIn(token: token, session: StaffSession(account: signedIn, csrf: csrf))
     }
 
-    /// The live session of a cookie's `token`, if it is one and has not been idle too long.
+    /// The live session of a cookie's `token`, if it is one and has not been idle too long. Its last
+    /// use is written at most once a minute: a page view is then one read.
     public func session(token: String) throws -> StaffSession? {
         guard token.count == 64 else { return nil }
-        let found = try connection.query("""
-            update staff_sessions set last_seen_at = now()
-            where token_sha256 = \(Self.sha256(token)) and last_seen_at > now() - \(idleMinutes) * interval '1 minute'
-            returning account_id, csrf
-            """).rows.first
-        guard let (accountID, csrf) = try found?.decode((Int, String).self),
-              let account = try StaffAccounts(connection: connection).account(id: accountID) else { return nil }
-        return StaffSession(account: account, csrf: csrf)
+        let hash = Self.sha256(token)
+        guard let row = try connection.query("""
+            select s.csrf, s.last_seen_at < now() - interval '1 minute', \(StaffAccounts.columns)
+            from staff_sessions s join staff_accounts a on a.id = s.account_id
+            where s.token_sha256 = \(hash) and s.last_seen_at > now() - \(idleMinutes) * interval '1 minute'
+            """).rows.first else { return nil }
+        if try row.decode(Bool.self, 1) {
+            try connection.execute("update staff_sessions set last_seen_at = now() where token_sha256 = \(hash)")
+        }
+        return StaffSession(account: try StaffAccounts.account(row, at: 2), csrf: try row.decode(String.self, 0))
     }
 
     /// Ends the session of `token`.
