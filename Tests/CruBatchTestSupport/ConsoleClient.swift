@@ -75,6 +75,17 @@ public final class ConsoleClient {
             .first { $0.count == 7 && $0[5] == name }.map { String($0[6]) }
     }
 
+    /// `crubatch staff add EMAIL OPTIONS` on `database` with `password` piped in, as a script gives it.
+    public static func addAccount(_ database: TestDatabase, _ email: String, password: String,
+                                  _ options: [String]) throws -> CommandResult {
+        let command = ([TestEnvironment.binary, "staff", "add", email] + options).map { "'\($0)'" }.joined(separator: " ")
+        return try CommandResult.run(["-c", "printf '%s\\n' \"$PASSWORD\" | \(command)"], executable: "/bin/sh",
+                                     environment: ["DATABASE_URL": database.url, "PASSWORD": password])
+    }
+
+    /// The session's CSRF token, from a page every signed-in account may see.
+    public func csrf() throws -> String { Self.csrf(in: try get("/runs").body) ?? "" }
+
     /// The value of the hidden `csrf` field of a page.
     public static func csrf(in page: String) -> String? {
         guard let range = page.range(of: "name=\"csrf\" value=\"") else { return nil }

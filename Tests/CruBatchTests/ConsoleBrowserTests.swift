@@ -12,8 +12,8 @@ struct ConsoleBrowserTests {
     @Test("sign in, upload with an error, see the marked cell, download the rejects, upload the fix, apply, see the run, undo")
     func walkThrough() throws {
         let database = try TestDatabase(importing: "central-coast")
-        let added = try CommandResult.run(["-c", "echo 'long enough password' | '\(TestEnvironment.binary)' staff add ana@cru.org --role campus --campus calpoly"],
-                                          executable: "/bin/sh", environment: ["DATABASE_URL": database.url])
+        let added = try ConsoleClient.addAccount(database, "ana@cru.org", password: "long enough password",
+                                                 ["--role", "campus", "--campus", "calpoly"])
         #expect(added.status == 0, "\(added.stderr)")
         let console = try ConsoleClient(serving: database, arguments: ["--work-folder", try scratch.folder("work")])
         let bad = try scratch.writeFile("new students.csv", """

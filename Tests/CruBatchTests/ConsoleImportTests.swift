@@ -14,9 +14,7 @@ struct ConsoleImportTests {
         let database = try TestDatabase(importing: "central-coast")
         for (email, role) in [("admin@cru.org", ["--role", "admin"]), ("ana@cru.org", ["--role", "campus", "--campus", "calpoly"]),
                               ("vic@cru.org", ["--role", "viewer"])] {
-            let command = ([TestEnvironment.binary, "staff", "add", email] + role).map { "'\($0)'" }.joined(separator: " ")
-            let added = try CommandResult.run(["-c", "echo 'long enough password' | \(command)"], executable: "/bin/sh",
-                                              environment: ["DATABASE_URL": database.url])
+            let added = try ConsoleClient.addAccount(database, email, password: "long enough password", role)
             #expect(added.status == 0, "\(added.stderr)")
         }
         return database
@@ -38,8 +36,6 @@ struct ConsoleImportTests {
         let id = String(page.body[range.upperBound...].prefix { $0.isHexDigit })
         return id.count == 64 ? id : nil
     }
-
-    private func csrf(_ browser: ConsoleClient) throws -> String { ConsoleClient.csrf(in: try browser.get("/runs").body) ?? "" }
 
     @Test("upload with an error: the marked row and the rejects workbook; the fixed file applies, and Undo takes it back")
     func previewApplyUndo() throws {
@@ -73,18 +69,18 @@ struct ConsoleImportTests {
         #expect(good.status == 200 && good.body.contains("<button>Apply</button>"))
         let id = try #require(previewID(good))
         #expect(try database.count("select count(*) from people") == before)
-        let applied = try browser.post("/import/\(id)/apply", [("csrf", try csrf(browser))])
+        let applied = try browser.post("/import/\(id)/apply", [("csrf", try browser.csrf())])
         #expect(applied.status == 200 && applied.body.contains("Undo this run"), "\(applied.body)")
         #expect(try database.count("select count(*) from people") == before + 2)
         let run = try database.count("select max(id) from import_runs")
         #expect(try database.connect().query("select os_user from import_runs where id = \(run)").scalar(String.self) == "console:admin@cru.org")
         #expect(try browser.get("/runs").body.contains("console:admin@cru.org"))
         // Applying the same preview twice is refused.
-        let again = try browser.post("/import/\(id)/apply", [("csrf", try csrf(browser))])
+        let again = try browser.post("/import/\(id)/apply", [("csrf", try browser.csrf())])
         #expect(again.status != 200 || again.body.contains("applied already"))
         #expect(try database.count("select count(*) from people") == before + 2)
 
-        let undone = try browser.post("/runs/\(run)/undo", [("csrf", try csrf(browser))])
+        let undone = try browser.post("/runs/\(run)/undo", [("csrf", try browser.csrf())])
         #expect(undone.status == 200, "\(undone.body)")
         #expect(try database.count("select count(*) from people") == before)
     }
@@ -99,7 +95,7 @@ struct ConsoleImportTests {
         let other = try scratch.writeFile("other.csv", "email,first_name,last_name,campus\nzed.z@calpoly.edu,Zed,Zee,calpoly\n")
         #expect(try database.run(["import", "students", other]).status == 0)
         let before = try database.count("select count(*) from people")
-        let applied = try browser.post("/import/\(id)/apply", [("csrf", try csrf(browser))])
+        let applied = try browser.post("/import/\(id)/apply", [("csrf", try browser.csrf())])
         #expect(applied.body.contains("changed since the preview") && applied.body.contains("<button>Apply</button>"))
         #expect(try database.count("select count(*) from people") == before)
     }
@@ -132,15 +128,15 @@ struct ConsoleImportTests {
         let groups = try upload(ana, kind: "groups", name: "g.csv", "code,ministry,name,leaders\nx,cru-calpoly,X,a@b.c\n")
         #expect(groups.status == 400)
         #expect(try ana.get("/import/\(adminPreview)/report").status == 404)
-        #expect(try ana.post("/import/\(adminPreview)/apply", [("csrf", try csrf(ana))]).status == 404)
+        #expect(try ana.post("/import/\(adminPreview)/apply", [("csrf", try ana.csrf())]).status == 404)
         let adminRun = try database.count("select min(id) from import_runs")
-        #expect(try ana.post("/runs/\(adminRun)/undo", [("csrf", try csrf(ana))]).status == 404)
+        #expect(try ana.post("/runs/\(adminRun)/undo", [("csrf", try ana.csrf())]).status == 404)
         #expect(try database.count("select count(*) from import_runs where undone_at is not null") == 0)
         // A viewer reads only.
         let vic = try ConsoleClient(sameServerAs: admin)
         try vic.signIn("vic@cru.org", "long enough password")
         #expect(try vic.get("/import").body.contains("reads only"))
-        #expect(try vic.post("/runs/\(adminRun)/undo", [("csrf", try csrf(vic))]).status == 403)
+        #expect(try vic.post("/runs/\(adminRun)/undo", [("csrf", try vic.csrf())]).status == 403)
     }
 
     @Test("an upload without its token, over the limit, or a path in place of an id is refused and leaves nothing")
@@ -153,7 +149,7 @@ struct ConsoleImportTests {
         let noToken = try browser.upload("/import", fields: [("kind", "students")], file: path)
         #expect(noToken.status == 403)
         let big = try scratch.writeFile("big.csv", "email,first_name,last_name\n" + String(repeating: "x@calpoly.edu,A,B\n", count: 70_000))
-        let tooLarge = try browser.upload("/import", fields: [("csrf", try csrf(browser)), ("kind", "students")], file: big)
+        let tooLarge = try browser.upload("/import", fields: [("csrf", try browser.csrf()), ("kind", "students")], file: big)
         #expect(tooLarge.status == 413)
         #expect(try FileManager.default.contentsOfDirectory(atPath: work).isEmpty)
         #expect(try database.count("select count(*) from staff_previews") == 0)

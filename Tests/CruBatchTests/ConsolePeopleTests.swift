@@ -25,14 +25,10 @@ struct ConsolePeopleTests {
         }
         #expect(try database.run(["import", "students", try scratch.writeFile("copies.csv", copies), "--no-notify"]).status == 0)
         for (email, role) in [("admin@cru.org", ["--role", "admin"]), ("ana@cru.org", ["--role", "campus", "--campus", "calpoly"])] {
-            let command = ([TestEnvironment.binary, "staff", "add", email] + role).map { "'\($0)'" }.joined(separator: " ")
-            #expect(try CommandResult.run(["-c", "echo 'long enough password' | \(command)"], executable: "/bin/sh",
-                                          environment: ["DATABASE_URL": database.url]).status == 0)
+            #expect(try ConsoleClient.addAccount(database, email, password: "long enough password", role).status == 0)
         }
         return (database, originals[0], originals[1])
     }
-
-    private func csrf(_ browser: ConsoleClient) throws -> String { ConsoleClient.csrf(in: try browser.get("/runs").body) ?? "" }
 
     @Test("merge a pair and undo it; a pair said to be two people is not proposed again, in the console or by the command")
     func mergeAndDistinct() throws {
@@ -43,15 +39,15 @@ struct ConsolePeopleTests {
         #expect(page.status == 200 && page.body.contains("second.calpoly@example.org") && page.body.contains("second.cuesta@example.org"))
         let people = try database.count("select count(*) from people")
 
-        let merged = try browser.post("/people/merge", [("csrf", try csrf(browser)), ("keep", calpoly), ("drop", "second.calpoly@example.org")])
+        let merged = try browser.post("/people/merge", [("csrf", try browser.csrf()), ("keep", calpoly), ("drop", "second.calpoly@example.org")])
         #expect(merged.status == 200 && merged.body.contains("Undo this run"), "\(merged.body)")
         #expect(try database.count("select count(*) from people") == people - 1)
         let run = try database.count("select max(id) from import_runs")
         #expect(try database.connect().query("select os_user from import_runs where id = \(run)").scalar(String.self) == "console:admin@cru.org")
-        #expect(try browser.post("/runs/\(run)/undo", [("csrf", try csrf(browser))]).status == 200)
+        #expect(try browser.post("/runs/\(run)/undo", [("csrf", try browser.csrf())]).status == 200)
         #expect(try database.count("select count(*) from people") == people)
 
-        let distinct = try browser.post("/people/distinct", [("csrf", try csrf(browser)), ("keep", cuesta), ("drop", "second.cuesta@example.org")])
+        let distinct = try browser.post("/people/distinct", [("csrf", try browser.csrf()), ("keep", cuesta), ("drop", "second.cuesta@example.org")])
         #expect(distinct.status == 303 && distinct.header("location") == "/people")
         #expect(!(try browser.get("/people").body.contains("second.cuesta@example.org")))
         let listed = try database.run(["people", "duplicates", "--format", "csv"])
@@ -67,10 +63,10 @@ struct ConsolePeopleTests {
         let page = try browser.get("/people")
         #expect(page.body.contains("second.calpoly@example.org") && !page.body.contains("second.cuesta@example.org"))
         let people = try database.count("select count(*) from people")
-        #expect(try browser.post("/people/merge", [("csrf", try csrf(browser)), ("keep", cuesta), ("drop", "second.cuesta@example.org")]).status == 404)
+        #expect(try browser.post("/people/merge", [("csrf", try browser.csrf()), ("keep", cuesta), ("drop", "second.cuesta@example.org")]).status == 404)
         #expect(try browser.post("/people/merge", [("keep", calpoly), ("drop", "second.calpoly@example.org")]).status == 403)
         #expect(try database.count("select count(*) from people") == people)
-        #expect(try browser.post("/people/merge", [("csrf", try csrf(browser)), ("keep", calpoly), ("drop", "second.calpoly@example.org")]).status == 200)
+        #expect(try browser.post("/people/merge", [("csrf", try browser.csrf()), ("keep", calpoly), ("drop", "second.calpoly@example.org")]).status == 200)
         #expect(try database.count("select count(*) from people") == people - 1)
     }
 }

@@ -23,11 +23,8 @@ struct ConsoleSecurityTests {
         return database
     }
 
-    /// `crubatch staff add` with the password piped in, as a script gives it.
     private func addAccount(_ database: TestDatabase, _ email: String, _ password: String, _ options: [String]) throws -> CommandResult {
-        let command = ([TestEnvironment.binary, "staff", "add", email] + options).map { "'\($0)'" }.joined(separator: " ")
-        return try CommandResult.run(["-c", "printf '%s\\n' \"$PASSWORD\" | \(command)"], executable: "/bin/sh",
-                                     environment: ["DATABASE_URL": database.url, "PASSWORD": password])
+        try ConsoleClient.addAccount(database, email, password: password, options)
     }
 
     @Test("staff add reads the password from a pipe, stores only a bcrypt hash, and refuses what it cannot do")
