@@ -62,8 +62,19 @@ struct ImportPages {
                         status: .badRequest).response(signedIn: session)
         }
         let account = session.account
-        let preview = try await pool.withConnection(as: account) { connection in
-            try StaffImports(connection: connection, account: account, folder: folder).preview(id: id, kind: kind, fileName: fileName)
+        let preview: StaffImports.Preview
+        do {
+            preview = try await pool.withConnection(as: account) { connection in
+                try StaffImports(connection: connection, account: account, folder: folder).preview(id: id, kind: kind, fileName: fileName)
+            }
+        } catch let failure as any CommandFailure where failure.exitStatus != .unavailable && failure.exitStatus != .software {
+            // A file the import cannot read at all says why, as the command does; nothing was kept.
+            try? FileManager.default.removeItem(atPath: path)
+            return Page(title: "Preview", body: """
+                <p class="error">\(Escaped(failure.commandMessage.replacingOccurrences(
+                    of: StaffImports.uploadPath(in: folder, id: id, fileName: fileName), with: fileName)))</p>
+                <p>Nothing was written. <a href="/import">Upload another file</a></p>
+                """, status: .unprocessableContent).response(signedIn: session)
         }
         return previewPage(preview, session: session, note: nil)
     }

@@ -157,4 +157,23 @@ struct ConsoleImportTests {
             #expect(try browser.get(probe).status == 404, "\(probe)")
         }
     }
+
+    @Test("a ZIP bomb workbook is refused at its cell, as validate refuses it, and an unreadable file says why")
+    func hostileUploads() throws {
+        let database = try database()
+        let browser = try console(database)
+        try browser.signIn("admin@cru.org", "long enough password")
+        let bomb = try scratch.folder() + "/students.xlsx"
+        try HostileInputTests.writeBomb(to: bomb, cell: 8 << 20, inSharedStrings: true)
+        let before = try database.count("select count(*) from people")
+        let form = try browser.get("/import")
+        let refused = try browser.upload("/import", fields: [("csrf", ConsoleClient.csrf(in: form.body) ?? ""), ("kind", "students")],
+                                         file: bomb)
+        #expect(refused.status == 422, "\(refused.status)")
+        #expect(refused.body.contains("error[field-too-long]"), "\(refused.body)")
+        let garbage = try upload(browser, kind: "students", name: "broken.xlsx", "this is not a workbook")
+        #expect(garbage.status == 422)
+        #expect(garbage.body.contains("broken.xlsx is not a valid Excel workbook (.xlsx): it is not a ZIP package"), "\(garbage.body)")
+        #expect(try database.count("select count(*) from people") == before)
+    }
 }
