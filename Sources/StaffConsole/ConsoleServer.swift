@@ -70,6 +70,7 @@ public struct ConsoleServer: Sendable {
         ImportPages(pool: pool, configuration: configuration).add(to: router)
         PeoplePages(pool: pool).add(to: router)
         MessagePages(pool: pool).add(to: router)
+        NightlyPages(pool: pool).add(to: router)
         return router
     }
 

@@ -204,4 +204,28 @@ struct ConsoleSecurityTests {
         let idle = try browser.get("/runs")
         #expect(idle.status == 303 && idle.header("location") == "/login")
     }
+
+    @Test("nightly: an admin downloads the files the manifest lists; nothing else, and no campus account")
+    func nightlyFiles() throws {
+        let database = try database()
+        let out = try scratch.folder("nightly")
+        #expect(try database.run(["nightly", "--out", out, "--quiet"]).status == 0)
+        let date = try #require(try FileManager.default.contentsOfDirectory(atPath: out).first { $0.hasPrefix("20") })
+        try "not listed".write(toFile: "\(out)/\(date)/extra.csv", atomically: true, encoding: .utf8)
+        let admin = try ConsoleClient(serving: database)
+        try admin.signIn("admin@cru.org", Self.adminPassword)
+        let page = try admin.get("/nightly")
+        #expect(page.status == 200 && page.body.contains(out) && page.body.contains("data/students.csv"), "\(page.body)")
+        let saved = try scratch.folder() + "/students.csv"
+        #expect(try admin.download("/nightly/0/\(date)/data/students.csv", to: saved).status == 200)
+        #expect(FileManager.default.contentsEqual(atPath: saved, andPath: "\(out)/\(date)/data/students.csv"))
+        for probe in ["/nightly/0/\(date)/extra.csv", "/nightly/0/\(date)/../../../../etc/passwd", "/nightly/0/\(date)/data%2F..%2F..%2Fextra.csv",
+                      "/nightly/1/\(date)/data/students.csv", "/nightly/0/..%2F\(date)/data/students.csv"] {
+            #expect(try admin.get(probe).status == 404, "\(probe)")
+        }
+        let campus = try ConsoleClient(sameServerAs: admin)
+        try campus.signIn("ana@cru.org", Self.campusPassword)
+        #expect(try campus.get("/nightly").body.contains("an admin's page"))
+        #expect(try campus.get("/nightly/0/\(date)/data/students.csv").status == 403)
+    }
 }
