@@ -71,6 +71,7 @@ public struct ConsoleServer: Sendable {
         PeoplePages(pool: pool).add(to: router)
         MessagePages(pool: pool).add(to: router)
         NightlyPages(pool: pool).add(to: router)
+        SourcePages(pool: pool).add(to: router)
         return router
     }
 

@@ -32,7 +32,7 @@ struct Page {
     func response(signedIn session: ConsoleSession? = nil) -> Response {
         let navigation = session.map { session in
             """
-            <nav><a href="/import">Import</a> <a href="/runs">Runs</a> <a href="/people">People</a> <a href="/messages">Messages</a> <a href="/nightly">Nightly</a>
+            <nav><a href="/import">Import</a> <a href="/runs">Runs</a> <a href="/people">People</a> <a href="/messages">Messages</a> <a href="/nightly">Nightly</a> <a href="/sources">Sources</a>
             <form method="post" action="/logout" class="signout"><input type="hidden" name="csrf" value="\(Escaped(session.csrf))">
             <span>\(Escaped(session.account.email)) (\(session.account.role.rawValue))</span> <button>Sign out</button></form></nav>
             """

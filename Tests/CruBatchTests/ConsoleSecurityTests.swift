@@ -228,4 +228,32 @@ struct ConsoleSecurityTests {
         #expect(try campus.get("/nightly").body.contains("an admin's page"))
         #expect(try campus.get("/nightly/0/\(date)/data/students.csv").status == 403)
     }
+
+    @Test("sources: every account sees the URLs imports read; an admin fetches one now, as import KIND URL does")
+    func sourcesFetchNow() throws {
+        let database = try database()
+        let served = try scratch.writeFile("campuses.csv",
+                                           try String(contentsOfFile: TestEnvironment.fixture("central-coast/campuses.csv"), encoding: .utf8))
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": served], tls: false)
+        let url = server.url("/campuses.csv")
+        #expect(try database.run(["import", "campuses", url]).status == 0)
+        try (try String(contentsOfFile: served, encoding: .utf8)
+             + "slo-high,San Luis Obispo High School,San Luis Obispo,CA,US,America/Los_Angeles,,,\n")
+            .write(toFile: served, atomically: true, encoding: .utf8)
+        let campus = try ConsoleClient(serving: database)
+        try campus.signIn("ana@cru.org", Self.campusPassword)
+        let listed = try campus.get("/sources")
+        #expect(listed.body.contains(url) && !listed.body.contains("Fetch now"))
+        let source = try database.count("select min(id) from sources")
+        #expect(try campus.post("/sources/fetch", [("csrf", try campus.csrf()), ("source", String(source))]).status == 403)
+        #expect(try database.count("select count(*) from campuses") == 3)
+
+        let admin = try ConsoleClient(sameServerAs: campus)
+        try admin.signIn("admin@cru.org", Self.adminPassword)
+        let fetched = try admin.post("/sources/fetch", [("csrf", try admin.csrf()), ("source", String(source))])
+        #expect(fetched.status == 200 && fetched.body.contains("inserted"), "\(fetched.body)")
+        #expect(try database.count("select count(*) from campuses") == 4)
+        #expect(try database.connect().query("select os_user from import_runs order by id desc limit 1").scalar(String.self)
+                == "console:admin@cru.org")
+    }
 }
