@@ -30,12 +30,14 @@ struct ImportPages {
         }
         let options = kinds(for: session.account).map { "<option value=\"\($0.rawValue)\">\($0.rawValue)</option>" }
         return Page(title: "Import", body: """
-            <p>Choose what the file holds and the file (.csv, .xlsx or .ics, at most \(configuration.uploadLimit >> 20) MB).
+            <p>Choose what the file holds and the file (.csv, .xlsx or .ics, at most \(configuration.uploadLimit >> 20) MB), or give its link.
             Nothing is written until you have seen the preview and press Apply.</p>
             <form method="post" action="/import" enctype="multipart/form-data">
             <input type="hidden" name="csrf" value="\(Escaped(session.csrf))">
             <p><label>Kind <select name="kind">\(options.joined())</select></label></p>
-            <p><label>File <input type="file" name="file" accept=".csv,.xlsx,.ics,text/csv,text/calendar" required></label></p>
+            <p><label>File <input type="file" name="file" accept=".csv,.xlsx,.ics,text/csv,text/calendar"></label></p>
+            <p><label>or a link <input type="url" name="link" size="60" placeholder="https://docs.google.com/spreadsheets/d/..."></label>
+            <br><small>a Google Sheet shared as anyone with the link can view, a calendar feed, or any file's address</small></p>
             <p><button>Preview</button></p>
             </form>
             """).response(signedIn: session)
@@ -55,20 +57,28 @@ struct ImportPages {
             try? FileManager.default.removeItem(atPath: path)
             throw error
         }
-        guard let fileName = form.fileName, form.fileBytes > 0,
+        let link = form.fields["link"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard form.fileBytes > 0 || !link.isEmpty,
               let kind = form.fields["kind"].flatMap(Kind.init(rawValue:)), kinds(for: session.account).contains(kind) else {
             try? FileManager.default.removeItem(atPath: path)
-            return Page(title: "Import", body: "<p class=\"error\">Choose a kind and a file that is not empty.</p><p><a href=\"/import\">Back</a></p>",
+            return Page(title: "Import", body: "<p class=\"error\">Choose a kind, and a file that is not empty or a link.</p><p><a href=\"/import\">Back</a></p>",
                         status: .badRequest).response(signedIn: session)
         }
         let account = session.account
+        let uploaded = form.fileBytes > 0 ? form.fileName : nil
+        let fileName = uploaded ?? link
         let preview: StaffImports.Preview
         do {
             preview = try await pool.withConnection(as: account) { connection in
-                try StaffImports(connection: connection, account: account, folder: folder).preview(id: id, kind: kind, fileName: fileName)
+                let imports = StaffImports(connection: connection, account: account, folder: folder)
+                // A link is fetched once, here: the preview and Apply read that copy.
+                let name = try uploaded ?? imports.download(link, id: id)
+                return try imports.preview(id: id, kind: kind, fileName: name)
             }
-        } catch let failure as any CommandFailure where failure.exitStatus != .unavailable && failure.exitStatus != .software {
-            // A file the import cannot read at all says why, as the command does; nothing was kept.
+        } catch let failure as any CommandFailure
+                    where failure.exitStatus != .software && (failure.exitStatus != .unavailable || failure.errorCode.hasPrefix("source-")) {
+            // A file the import cannot read at all, or a link it cannot fetch, says why, as the command
+            // does; nothing was kept. (The database being away is the server's failure, not the file's.)
             try? FileManager.default.removeItem(atPath: path)
             return Page(title: "Preview", body: """
                 <p class="error">\(Escaped(failure.commandMessage.replacingOccurrences(

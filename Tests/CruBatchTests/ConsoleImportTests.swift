@@ -176,4 +176,29 @@ struct ConsoleImportTests {
         #expect(garbage.body.contains("broken.xlsx is not a valid Excel workbook (.xlsx): it is not a ZIP package"), "\(garbage.body)")
         #expect(try database.count("select count(*) from people") == before)
     }
+
+    @Test("a link instead of a file: fetched once, previewed, and Apply loads that copy even after the link's content changed")
+    func linkImport() throws {
+        let database = try database()
+        let served = try scratch.writeFile("served.csv", "email,first_name,last_name,campus\nnia.new@calpoly.edu,Nia,New,calpoly\n")
+        let server = try FaultyHTTPServer(files: ["/students.csv": served], tls: false)
+        let browser = try console(database)
+        try browser.signIn("admin@cru.org", "long enough password")
+        let form = try browser.get("/import")
+        let empty = try scratch.writeFile("empty.csv", "")
+        let page = try browser.upload("/import", fields: [("csrf", ConsoleClient.csrf(in: form.body) ?? ""), ("kind", "students"),
+                                                          ("link", server.url("/students.csv"))], file: empty)
+        #expect(page.status == 200 && page.body.contains("would insert nia.new@calpoly.edu"), "\(page.body)")
+        let id = try #require(previewID(page))
+        // What the link serves now is not what was previewed: Apply loads the copy that was.
+        try "email,first_name,last_name,campus\nzed.other@calpoly.edu,Zed,Other,calpoly\n".write(toFile: served, atomically: true, encoding: .utf8)
+        let applied = try browser.post("/import/\(id)/apply", [("csrf", try browser.csrf())])
+        #expect(applied.status == 200, "\(applied.body)")
+        #expect(try database.count("select count(*) from people where email = 'nia.new@calpoly.edu'") == 1)
+        #expect(try database.count("select count(*) from people where email = 'zed.other@calpoly.edu'") == 0)
+        #expect(server.requests.count == 1)
+        let refused = try browser.upload("/import", fields: [("csrf", try browser.csrf()), ("kind", "students"),
+                                                             ("link", server.url("/missing.csv"))], file: empty)
+        #expect(refused.status == 422 && refused.body.contains("404"), "\(refused.body)")
+    }
 }

@@ -154,6 +154,19 @@ struct SourceFetch {
     /// Downloads `remote`, conditionally on `known`'s validators when given; nil when the server
     /// answered that `known`'s content is current (304).
     private func download(_ remote: RemoteLocation, known: StoredSource?) throws -> FetchedFile? {
+        try Self.download(remote, known: known, options: options)
+    }
+
+    /// Downloads `remote` once, as an import would, into a temporary file the caller removes: a
+    /// refused link, a sign-in page or a limit passed is the import's own error.
+    static func download(_ remote: RemoteLocation, options: FetchOptions) throws -> FetchedFile {
+        guard let file = try download(remote, known: nil, options: options) else {
+            throw CruBatchError.unreadable("\(remote.displayName): the server sent no content")
+        }
+        return file
+    }
+
+    private static func download(_ remote: RemoteLocation, known: StoredSource?, options: FetchOptions) throws -> FetchedFile? {
         var request = FetchRequest(url: remote.fetchURL, etag: known?.etag, lastModified: known?.lastModified,
                                    caBundle: options.caBundle)
         request.limits.totalTimeout = options.timeout

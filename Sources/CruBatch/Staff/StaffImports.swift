@@ -1,5 +1,6 @@
 import FileOutput
 import Foundation
+import HTTPFetch
 import PostgresClient
 
 /// An import done from the console in two steps: a preview (the dry run `import --dry-run --report
@@ -51,6 +52,32 @@ public struct StaffImports {
     public static func uploadPath(in folder: String, id: String, fileName: String) -> String {
         let ending = fileName.lowercased().hasSuffix(".xlsx") ? ".xlsx" : fileName.lowercased().hasSuffix(".ics") ? ".ics" : ".csv"
         return folder + "/" + id + "/upload" + ending
+    }
+
+    /// Downloads `link` (a Google Sheets link, a feed, any URL an import reads) once into preview `id`'s
+    /// folder, as an upload would have put it there; the name it goes by (its password masked). The
+    /// preview and Apply then read that copy, so Apply loads exactly what was previewed.
+    public func download(_ link: String, id: String) throws -> String {
+        guard let remote = RemoteLocation(link) else {
+            throw CruBatchError.usage("\(HTTPFetcher.masked(link)) is not an http(s) link")
+        }
+        let file = try SourceFetch.download(remote, options: FetchOptions())
+        defer { file.remove() }
+        let type = file.contentType?.lowercased() ?? ""
+        let path = remote.fetchURL.lowercased()
+        let ending = type.contains("spreadsheetml") || path.hasSuffix(".xlsx") || path.contains("format=xlsx") ? ".xlsx"
+            : type.contains("calendar") || path.hasSuffix(".ics") || path.hasPrefix("webcal") ? ".ics" : ".csv"
+        // A name without the ending of what came is read as CSV: the ending goes after it.
+        let name = ending == ".csv" || remote.displayName.lowercased().hasSuffix(ending) ? remote.displayName
+            : remote.displayName + " " + ending
+        // The download has no name of its own (it reads through /proc), so it is copied by its bytes.
+        let target = Self.uploadPath(in: folder, id: id, fileName: name)
+        guard let source = FileHandle(forReadingAtPath: file.path),
+              FileManager.default.createFile(atPath: target, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let copy = FileHandle(forWritingAtPath: target) else { throw CruBatchError.fileNotFound(name) }
+        defer { try? source.close(); try? copy.close() }
+        while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try copy.write(contentsOf: chunk) }
+        return name
     }
 
     /// Checks the uploaded file of preview `id` as a dry run and records the preview.
