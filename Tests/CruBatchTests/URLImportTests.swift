@@ -161,16 +161,20 @@ struct URLImportTests {
         #expect(try database.count("select count(*) from campuses") == 3)
     }
 
-    @Test("a bad cell in a fetched file is reported at the URL's line and column")
+    @Test("a bad cell in a fetched file is reported at the URL's line and column, its password masked in the report too")
     func diagnosticsNameTheURL() throws {
         let served = try scratch.writeFile("campuses.csv", "code,name,timezone\ncalpoly,Cal Poly,Mars/Olympus\n")
         let server = try FaultyHTTPServer(files: ["/campuses.csv": served])
         let database = try TestDatabase()
         let url = server.url("/campuses.csv", userInfo: "staff:s3cret-word@")
-        let result = try database.run(["import", "campuses", url, "--cacert", server.caBundle])
+        let report = try scratch.folder() + "/report.html"
+        let result = try database.run(["import", "campuses", url, "--cacert", server.caBundle, "--report", report])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains(server.url("/campuses.csv", userInfo: "staff:***@") + ":2:3: error["), "\(result.stderr)")
         #expect(!result.stderr.contains("s3cret") && !result.stdout.contains("s3cret"))
+        // The HTML report names the URL as the diagnostics do, its password masked, in its title too.
+        let page = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(!page.contains("s3cret") && page.contains("staff:***@"), "\(page.prefix(400))")
         #expect(try database.count("select count(*) from sources") == 0)
     }
 
