@@ -58,6 +58,12 @@ struct ImportPages {
             throw error
         }
         let link = form.fields["link"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        // A file and a link both given: neither is picked over the other without a word.
+        if form.fileBytes > 0 && !link.isEmpty {
+            try? FileManager.default.removeItem(atPath: path)
+            return Page(title: "Import", body: "<p class=\"error\">Give a file or a link, not both.</p><p><a href=\"/import\">Back</a></p>",
+                        status: .badRequest).response(signedIn: session)
+        }
         guard form.fileBytes > 0 || !link.isEmpty,
               let kind = form.fields["kind"].flatMap(Kind.init(rawValue:)), kinds(for: session.account).contains(kind) else {
             try? FileManager.default.removeItem(atPath: path)

@@ -200,5 +200,9 @@ struct ConsoleImportTests {
         let refused = try browser.upload("/import", fields: [("csrf", try browser.csrf()), ("kind", "students"),
                                                              ("link", server.url("/missing.csv"))], file: empty)
         #expect(refused.status == 422 && refused.body.contains("404"), "\(refused.body)")
+        let both = try browser.upload("/import", fields: [("csrf", try browser.csrf()), ("kind", "students"),
+                                                          ("link", server.url("/students.csv"))], file: served)
+        #expect(both.status == 400 && both.body.contains("a file or a link, not both"))
+        #expect(server.requests.count == 2)
     }
 }

@@ -246,7 +246,8 @@ struct SourceFetch {
             "\(remote.displayName): the server sent a web page (HTML), not CSV, a workbook or a calendar; probably a sign-in page: \(advice)")
     }
 
-    private static func sha256(of path: String) throws -> String {
+    /// The SHA-256 of the file at `path`, read a megabyte at a time.
+    static func sha256(of path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw CruBatchError.fileNotFound(path) }
         defer { try? handle.close() }
         let hasher = SHA256Hasher()

@@ -1,4 +1,3 @@
-import FileOutput
 import Foundation
 import HTTPFetch
 import PostgresClient
@@ -158,11 +157,6 @@ public struct StaffImports {
     }
 
     private func sha256(of id: String, fileName: String) throws -> String {
-        let hasher = SHA256Hasher()
-        guard let data = FileManager.default.contents(atPath: Self.uploadPath(in: folder, id: id, fileName: fileName)) else {
-            throw CruBatchError.fileNotFound(fileName)
-        }
-        hasher.update(Array(data))
-        return hasher.finalizeHex()
+        try SourceFetch.sha256(of: Self.uploadPath(in: folder, id: id, fileName: fileName))
     }
 }
