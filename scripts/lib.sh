@@ -19,9 +19,18 @@ ensure_packages() {
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "installing ${missing[*]} (log: $CRUBATCH_INSTALL_LOG)" >&2
-    if ! { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-           && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
-           >>"$CRUBATCH_INSTALL_LOG" 2>&1; then
+    # Debian starts a package's service on install (postgresql's main cluster, nginx on port 80) unless
+    # /usr/sbin/policy-rc.d says no: while installing, it does, so nothing is left running we did not ask for.
+    local policy=/usr/sbin/policy-rc.d made_policy=
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy" && made_policy=yes
+    fi
+    local installed=yes
+    { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+      && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+      >>"$CRUBATCH_INSTALL_LOG" 2>&1 || installed=
+    [ -z "$made_policy" ] || as_root rm -f "$policy"
+    if [ -z "$installed" ]; then
         cat "$CRUBATCH_INSTALL_LOG" >&2
         echo "installing ${missing[*]} failed (log: $CRUBATCH_INSTALL_LOG)" >&2
         return 1
@@ -36,9 +45,10 @@ CRUBATCH_BUILD_PACKAGES=(libpq-dev libcsv-dev libcurl4-openssl-dev libssl-dev li
 # chromium: the HTML report is checked in a real browser, headless; openssl: the HTTPS test server's
 # certificate is made at test time; python3-bson: the tests write an old Keystone app's dump as mongodump does;
 # curl: the staff console's tests and the demo speak HTTP to it as a browser does; chromium-driver and
-# python3-selenium: a real browser walks through the console).
+# python3-selenium: a real browser walks through the console; nginx-light: the console's nginx example is
+# tested in front of it).
 CRUBATCH_PACKAGES=("${CRUBATCH_BUILD_PACKAGES[@]}" postgresql python3-aiosmtpd python3-openpyxl python3-networkx python3-bson
-                   time man-db chromium chromium-driver python3-selenium openssl curl)
+                   time man-db chromium chromium-driver python3-selenium openssl curl nginx-light)
 
 # Makes sure the Swift toolchain is on PATH.
 ensure_swift() {

@@ -17,6 +17,8 @@ public final class ConsoleClient {
     public let base: String
     private let scratch = ScratchDirectory()
     private let jar: String
+    /// curl options every request of this client gives (a CA bundle to trust, say).
+    private let curlOptions: [String]
 
     /// Starts `crubatch serve` on `database` and waits until it listens.
     public init(serving database: TestDatabase, arguments: [String] = []) throws {
@@ -34,6 +36,7 @@ public final class ConsoleClient {
         }
         base = address
         jar = try scratch.folder() + "/cookies"
+        curlOptions = []
     }
 
     /// A second client of the same server with a cookie jar of its own: another browser.
@@ -41,16 +44,29 @@ public final class ConsoleClient {
         server = other.server
         base = other.base
         jar = try scratch.folder() + "/cookies"
+        curlOptions = other.curlOptions
     }
+
+    /// A browser reaching `other`'s server at `base` instead (through a proxy), with a cookie jar of
+    /// its own and `curlOptions` on every request.
+    public init(at base: String, sameServerAs other: ConsoleClient, curlOptions: [String]) throws {
+        server = other.server
+        self.base = base
+        jar = try scratch.folder() + "/cookies"
+        self.curlOptions = curlOptions
+    }
+
+    /// `base` without its scheme: `host:port`.
+    public var serverAddress: String { String(base.drop { $0 != "/" }.dropFirst(2)) }
 
     deinit { server.terminate() }
 
     /// GET `path`.
     public func get(_ path: String) throws -> Reply { try request([], path) }
 
-    /// POST `fields` url-encoded to `path`.
-    public func post(_ path: String, _ fields: [(String, String)]) throws -> Reply {
-        var arguments = ["--request", "POST"]
+    /// POST `fields` url-encoded to `path`, with `headers` ("Name: value") added.
+    public func post(_ path: String, _ fields: [(String, String)], headers: [String] = []) throws -> Reply {
+        var arguments = ["--request", "POST"] + headers.flatMap { ["--header", $0] }
         if fields.isEmpty { arguments += ["--data", ""] }
         for (name, value) in fields { arguments += ["--data-urlencode", "\(name)=\(value)"] }
         return try request(arguments, path)
@@ -102,7 +118,7 @@ public final class ConsoleClient {
     private func request(_ arguments: [String], _ path: String) throws -> Reply {
         let headers = try scratch.folder() + "/headers"
         let result = try CommandResult.run(["--silent", "--show-error", "--cookie", jar, "--cookie-jar", jar,
-                                            "--dump-header", headers, "--max-time", "30"] + arguments + [base + path],
+                                            "--dump-header", headers, "--max-time", "30"] + curlOptions + arguments + [base + path],
                                            executable: "/usr/bin/curl")
         guard result.status == 0 else { throw ConsoleClientError.curlFailed(result.stderr) }
         let lines = try String(contentsOfFile: headers, encoding: .utf8).components(separatedBy: "\r\n")

@@ -24,13 +24,8 @@ public final class FaultyHTTPServer: @unchecked Sendable {
         caBundle = directory + "/cert.pem"
         var arguments = [Self.script, "--log", directory + "/log.jsonl", "--lifetime", String(lifetime), "--listen", host]
         if tls {
-            let key = directory + "/key.pem"
-            let openssl = try CommandResult.run(
-                ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                 "-keyout", key, "-out", caBundle, "-days", "1", "-subj", "/CN=localhost",
-                 "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"], executable: "/usr/bin/openssl")
-            guard openssl.status == 0 else { throw TestSetupError("openssl could not make a certificate: \(openssl.stderr)") }
-            arguments += ["--cert", caBundle, "--key", key]
+            let certificate = try SelfSignedCertificate(in: directory)
+            arguments += ["--cert", certificate.certificate, "--key", certificate.key]
         }
         for (path, file) in files.sorted(by: { $0.key < $1.key }) { arguments += ["--serve", "\(path)=\(file)"] }
 

@@ -1,0 +1,100 @@
+import CruBatchTestSupport
+import Foundation
+import Testing
+
+/// The repository's nginx example (scripts/schedule/crubatch-console.nginx.conf) in front of a console
+/// started with the systemd unit's own options (crubatch-console.service): what the README tells staff
+/// to install, run as shipped but for its ports, certificate and upstream.
+@Suite("staff console behind the nginx example")
+struct ConsoleProxyTests {
+    private let scratch = ScratchDirectory()
+    private static let password = "correct horse battery"
+
+    /// The options `ExecStart` of crubatch-console.service gives `crubatch serve`, with its address and
+    /// folder replaced by the test's.
+    private func unitOptions() throws -> [String] {
+        let unit = try String(contentsOfFile: TestEnvironment.root.appendingPathComponent("scripts/schedule/crubatch-console.service").path,
+                              encoding: .utf8)
+        let start = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        var options = start.split(separator: " ").drop { $0 != "serve" }.dropFirst().map(String.init)
+        let listen = try #require(options.firstIndex(of: "--listen")), folder = try #require(options.firstIndex(of: "--work-folder"))
+        options[listen + 1] = "127.0.0.1:0"
+        options[folder + 1] = try scratch.folder("work")
+        #expect(options.contains("--secure-cookies") && options.contains("--behind-proxy"))
+        return options
+    }
+
+    @Test("HTTP is sent to HTTPS; through HTTPS sign-in works with Secure cookies and HSTS; an upload previews")
+    func signInThroughTheProxy() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        #expect(try ConsoleClient.addAccount(database, "admin@cru.org", password: Self.password, ["--role", "admin"]).status == 0)
+        let console = try ConsoleClient(serving: database, arguments: try unitOptions())
+        let nginx = try NginxProxy(upstream: console.serverAddress)
+
+        let plain = try ConsoleClient(at: nginx.httpBase, sameServerAs: console, curlOptions: [])
+        let redirected = try plain.get("/runs?x=1")
+        #expect(redirected.status == 301 && redirected.header("location") == "https://127.0.0.1/runs?x=1", "\(redirected.headers)")
+
+        let browser = try ConsoleClient(at: nginx.httpsBase, sameServerAs: console, curlOptions: ["--cacert", nginx.certificate.certificate])
+        let anonymous = try browser.get("/runs")
+        #expect(anonymous.status == 303 && anonymous.header("location") == "/login")
+        #expect(anonymous.header("strict-transport-security") == "max-age=31536000")
+        let signedIn = try browser.signIn("admin@cru.org", Self.password)
+        #expect(signedIn.status == 303 && signedIn.header("location") == "/runs", "\(signedIn.status) \(signedIn.body)")
+        let cookies = signedIn.headers["set-cookie"] ?? []
+        #expect(!cookies.isEmpty && cookies.allSatisfy { $0.contains("Secure") && $0.contains("HttpOnly") }, "\(cookies)")
+        let runs = try browser.get("/runs")
+        #expect(runs.status == 200 && runs.body.contains("central-coast"))
+        // The session records the browser's address as nginx saw it.
+        #expect(try database.connect().query("select address from staff_sessions").texts == [["127.0.0.1"]])
+
+        // An upload streams through nginx to the console and is previewed.
+        let sheet = try scratch.writeFile("one.csv", "email,first_name,last_name,campus\nnia.new@calpoly.edu,Nia,New,calpoly\n")
+        let form = try browser.get("/import")
+        let preview = try browser.upload("/import", fields: [("csrf", ConsoleClient.csrf(in: form.body) ?? ""), ("kind", "students")], file: sheet)
+        #expect(preview.status == 303 || preview.status == 200, "\(preview.status) \(preview.body)")
+        #expect(try database.count("select count(*) from staff_previews") == 1)
+
+        // Plain HTTP never carries the session: curl, like a browser, keeps a Secure cookie off it.
+        let sameJar = try ConsoleClient(at: nginx.httpBase, sameServerAs: console, curlOptions: [])
+        #expect(try sameJar.get("/runs").status == 301)
+    }
+
+    @Test("nginx refuses an upload over its client_max_body_size (the console's own limit) before the console reads it")
+    func uploadLimit() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        #expect(try ConsoleClient.addAccount(database, "admin@cru.org", password: Self.password, ["--role", "admin"]).status == 0)
+        let console = try ConsoleClient(serving: database, arguments: try unitOptions())
+        let nginx = try NginxProxy(upstream: console.serverAddress)
+        let browser = try ConsoleClient(at: nginx.httpsBase, sameServerAs: console, curlOptions: ["--cacert", nginx.certificate.certificate])
+        try browser.signIn("admin@cru.org", Self.password)
+        let big = try scratch.folder() + "/big.csv"
+        var sheet = Data("email,first_name,last_name,campus\n".utf8)
+        let row = Data("someone.long.name@calpoly.edu,Someone,Longname,calpoly\n".utf8)
+        while sheet.count <= 21 * 1024 * 1024 { sheet.append(row) }
+        try sheet.write(to: URL(fileURLWithPath: big))
+        let refused = try browser.upload("/import", fields: [("csrf", try browser.csrf()), ("kind", "students")], file: big)
+        #expect(refused.status == 413 && refused.body.contains("nginx"), "\(refused.status)")
+        #expect(try database.count("select count(*) from staff_previews") == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: try scratch.folder("work")).filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test("a browser cannot forge its address past nginx: failed sign-ins are slowed by the address nginx saw")
+    func forgedForwardedFor() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        let console = try ConsoleClient(serving: database, arguments: try unitOptions())
+        let nginx = try NginxProxy(upstream: console.serverAddress)
+        let browser = try ConsoleClient(at: nginx.httpsBase, sameServerAs: console, curlOptions: ["--cacert", nginx.certificate.certificate])
+        var statuses: [Int] = []
+        for attempt in 1...6 {
+            // A new unknown account and a new forged address each time: only the real address repeats.
+            let form = try browser.get("/login")
+            let reply = try browser.post("/login", [("csrf", ConsoleClient.csrf(in: form.body) ?? ""), ("email", "guess\(attempt)@cru.org"),
+                                                    ("password", "wrong password \(attempt)")],
+                                         headers: ["X-Forwarded-For: 10.0.0.\(attempt)"])
+            statuses.append(reply.status)
+        }
+        #expect(statuses.last == 429, "\(statuses)")
+        #expect(try database.connect().query("select distinct address from staff_sign_in_failures").texts == [["127.0.0.1"]])
+    }
+}
