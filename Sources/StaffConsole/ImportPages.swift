@@ -182,8 +182,9 @@ struct ImportPages {
             guard let user = try connection.query("select coalesce(os_user, '') from import_runs where id = \(runID)").rows.first
                 .map({ try $0.decode(String.self, 0) }), RunPages.visible(user: user, to: account) else { return (false, "", false) }
             do {
+                // Later runs building on this one are the report's conflicts: nothing was written then.
                 let report = try Undo(connection: connection).run(runID, force: false)
-                return (true, report.text, true)
+                return (true, report.text, report.undone)
             } catch let failure as any CommandFailure {
                 return (true, failure.commandMessage, false)
             }

@@ -85,6 +85,25 @@ struct ConsoleImportTests {
         #expect(try database.count("select count(*) from people") == before)
     }
 
+    @Test("Undo of a run a later run builds on is refused with the CLI's reasons, and writes nothing")
+    func undoRefusedAsTheCLIRefuses() throws {
+        let database = try database()
+        let students = try scratch.writeFile("students.csv", "email,first_name,last_name,campus\nfresh@calpoly.edu,Fresh,Face,calpoly\n")
+        let imported = try database.run(["import", "students", students, "--no-notify"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let run = try database.count("select max(id) from import_runs")
+        let memberships = try scratch.writeFile("memberships.csv", "group,email\ncp-small-tue,fresh@calpoly.edu\n")
+        #expect(try database.run(["import", "memberships", memberships, "--no-notify"]).status == 0)
+        let browser = try console(database)
+        try browser.signIn("admin@cru.org", "long enough password")
+        let refused = try browser.post("/runs/\(run)/undo", [("csrf", try browser.csrf())])
+        #expect(refused.status == 409, "\(refused.status)")
+        #expect(refused.body.contains("Run \(run) not undone") && refused.body.contains("which the run added"), "\(refused.body)")
+        #expect(try database.count("select count(*) from people where email = 'fresh@calpoly.edu'") == 1)
+        #expect(try database.count("select count(*) from import_runs where id = \(run) and undone_at is null") == 1)
+        #expect(!(try browser.get("/runs/\(run)").body.contains("undone")))
+    }
+
     @Test("Apply after the data changed previews again and writes nothing")
     func applyIsBoundToTheData() throws {
         let database = try database()
