@@ -24,18 +24,26 @@ struct ConsoleProxyTests {
         return options
     }
 
-    @Test("HTTP is sent to HTTPS; through HTTPS sign-in works with Secure cookies and HSTS; an upload previews")
-    func signInThroughTheProxy() throws {
+    /// A database with an admin account, a console started as the unit starts it, nginx in front, and
+    /// a browser that trusts nginx's certificate and reaches the console through HTTPS.
+    /// Keep the whole tuple: the console and nginx stop when their values go.
+    private func proxied() throws -> (database: TestDatabase, console: ConsoleClient, nginx: NginxProxy, browser: ConsoleClient) {
         let database = try TestDatabase(importing: "central-coast")
         #expect(try ConsoleClient.addAccount(database, "admin@cru.org", password: Self.password, ["--role", "admin"]).status == 0)
         let console = try ConsoleClient(serving: database, arguments: try unitOptions())
         let nginx = try NginxProxy(upstream: console.serverAddress)
+        let browser = try ConsoleClient(at: nginx.httpsBase, sameServerAs: console, curlOptions: ["--cacert", nginx.certificate.certificate])
+        return (database, console, nginx, browser)
+    }
+
+    @Test("HTTP is sent to HTTPS; through HTTPS sign-in works with Secure cookies and HSTS; an upload previews")
+    func signInThroughTheProxy() throws {
+        let (database, console, nginx, browser) = try proxied()
 
         let plain = try ConsoleClient(at: nginx.httpBase, sameServerAs: console, curlOptions: [])
         let redirected = try plain.get("/runs?x=1")
         #expect(redirected.status == 301 && redirected.header("location") == "https://127.0.0.1/runs?x=1", "\(redirected.headers)")
 
-        let browser = try ConsoleClient(at: nginx.httpsBase, sameServerAs: console, curlOptions: ["--cacert", nginx.certificate.certificate])
         let anonymous = try browser.get("/runs")
         #expect(anonymous.status == 303 && anonymous.header("location") == "/login")
         #expect(anonymous.header("strict-transport-security") == "max-age=31536000")
@@ -62,39 +70,32 @@ struct ConsoleProxyTests {
 
     @Test("nginx refuses an upload over its client_max_body_size (the console's own limit) before the console reads it")
     func uploadLimit() throws {
-        let database = try TestDatabase(importing: "central-coast")
-        #expect(try ConsoleClient.addAccount(database, "admin@cru.org", password: Self.password, ["--role", "admin"]).status == 0)
-        let console = try ConsoleClient(serving: database, arguments: try unitOptions())
-        let nginx = try NginxProxy(upstream: console.serverAddress)
-        let browser = try ConsoleClient(at: nginx.httpsBase, sameServerAs: console, curlOptions: ["--cacert", nginx.certificate.certificate])
-        try browser.signIn("admin@cru.org", Self.password)
+        let proxy = try proxied()
+        try proxy.browser.signIn("admin@cru.org", Self.password)
         let big = try scratch.folder() + "/big.csv"
         var sheet = Data("email,first_name,last_name,campus\n".utf8)
         let row = Data("someone.long.name@calpoly.edu,Someone,Longname,calpoly\n".utf8)
         while sheet.count <= 21 * 1024 * 1024 { sheet.append(row) }
         try sheet.write(to: URL(fileURLWithPath: big))
-        let refused = try browser.upload("/import", fields: [("csrf", try browser.csrf()), ("kind", "students")], file: big)
+        let refused = try proxy.browser.upload("/import", fields: [("csrf", try proxy.browser.csrf()), ("kind", "students")], file: big)
         #expect(refused.status == 413 && refused.body.contains("nginx"), "\(refused.status)")
-        #expect(try database.count("select count(*) from staff_previews") == 0)
+        #expect(try proxy.database.count("select count(*) from staff_previews") == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: try scratch.folder("work")).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
     @Test("a browser cannot forge its address past nginx: failed sign-ins are slowed by the address nginx saw")
     func forgedForwardedFor() throws {
-        let database = try TestDatabase(importing: "central-coast")
-        let console = try ConsoleClient(serving: database, arguments: try unitOptions())
-        let nginx = try NginxProxy(upstream: console.serverAddress)
-        let browser = try ConsoleClient(at: nginx.httpsBase, sameServerAs: console, curlOptions: ["--cacert", nginx.certificate.certificate])
+        let proxy = try proxied()
         var statuses: [Int] = []
         for attempt in 1...6 {
             // A new unknown account and a new forged address each time: only the real address repeats.
-            let form = try browser.get("/login")
-            let reply = try browser.post("/login", [("csrf", ConsoleClient.csrf(in: form.body) ?? ""), ("email", "guess\(attempt)@cru.org"),
+            let form = try proxy.browser.get("/login")
+            let reply = try proxy.browser.post("/login", [("csrf", ConsoleClient.csrf(in: form.body) ?? ""), ("email", "guess\(attempt)@cru.org"),
                                                     ("password", "wrong password \(attempt)")],
                                          headers: ["X-Forwarded-For: 10.0.0.\(attempt)"])
             statuses.append(reply.status)
         }
         #expect(statuses.last == 429, "\(statuses)")
-        #expect(try database.connect().query("select distinct address from staff_sign_in_failures").texts == [["127.0.0.1"]])
+        #expect(try proxy.database.connect().query("select distinct address from staff_sign_in_failures").texts == [["127.0.0.1"]])
     }
 }
