@@ -64,10 +64,13 @@ struct ImportPages {
             return Page(title: "Import", body: "<p class=\"error\">Give a file or a link, not both.</p><p><a href=\"/import\">Back</a></p>",
                         status: .badRequest).response(signedIn: session)
         }
-        guard form.fileBytes > 0 || !link.isEmpty,
-              let kind = form.fields["kind"].flatMap(Kind.init(rawValue:)), kinds(for: session.account).contains(kind) else {
+        let kind = form.fields["kind"].flatMap(Kind.init(rawValue:))
+        let refusal = kind.map { kinds(for: session.account).contains($0) } == false
+            ? "A campus account loads \(StaffImports.campusKinds.map(\.rawValue).joined(separator: ", ")); an admin loads \(kind?.rawValue ?? "")."
+            : "Choose a kind, and a file that is not empty or a link."
+        guard form.fileBytes > 0 || !link.isEmpty, let kind, kinds(for: session.account).contains(kind) else {
             try? FileManager.default.removeItem(atPath: path)
-            return Page(title: "Import", body: "<p class=\"error\">Choose a kind, and a file that is not empty or a link.</p><p><a href=\"/import\">Back</a></p>",
+            return Page(title: "Import", body: "<p class=\"error\">\(Escaped(refusal))</p><p><a href=\"/import\">Back</a></p>",
                         status: .badRequest).response(signedIn: session)
         }
         let account = session.account

@@ -143,9 +143,9 @@ struct ConsoleImportTests {
         #expect(page.body.contains("<td>3</td><td>campus</td><td>error[forbidden-campus]</td><td>campus &quot;cuesta&quot; is not one of your campuses"), "\(page.body)")
         #expect(page.body.contains("<td>4</td><td>campus</td><td>error[forbidden-campus]</td><td>this student belongs to campus &quot;cuesta&quot;"))
         #expect(!page.body.contains("<td>2</td>"))
-        // Not a kind of its campuses, nor another account's preview, nor another's run.
-        let groups = try upload(ana, kind: "groups", name: "g.csv", "code,ministry,name,leaders\nx,cru-calpoly,X,a@b.c\n")
-        #expect(groups.status == 400)
+        // Not a kind without a campus, nor another account's preview, nor another's run.
+        let campuses = try upload(ana, kind: "campuses", name: "c.csv", "code,name\nx,X\n")
+        #expect(campuses.status == 400 && campuses.body.contains("an admin loads campuses"), "\(campuses.body)")
         #expect(try ana.get("/import/\(adminPreview)/report").status == 404)
         #expect(try ana.post("/import/\(adminPreview)/apply", [("csrf", try ana.csrf())]).status == 404)
         let adminRun = try database.count("select min(id) from import_runs")
@@ -156,6 +156,45 @@ struct ConsoleImportTests {
         try vic.signIn("vic@cru.org", "long enough password")
         #expect(try vic.get("/import").body.contains("reads only"))
         #expect(try vic.post("/runs/\(adminRun)/undo", [("csrf", try vic.csrf())]).status == 403)
+    }
+
+    @Test("a campus account loads groups, teams and memberships of its campuses' ministries; another campus's are that row's error")
+    func campusScopingThroughMinistries() throws {
+        let database = try database()
+        let ana = try console(database)
+        try ana.signIn("ana@cru.org", "long enough password")
+        // Line 2 is a calpoly group, line 3 a group of Cuesta's ministry, line 4 moves a Cuesta group to calpoly.
+        let groups = try upload(ana, kind: "groups", name: "groups.csv", """
+            code,ministry,name,leaders
+            cp-new-thu,cru-calpoly,New Thursday,ktanaka@calpoly.edu
+            cu-new-thu,cru-cuesta,Cuesta Thursday,ktanaka@calpoly.edu
+            cu-fr-men-tue,cru-calpoly,Moved Over,ktanaka@calpoly.edu
+
+            """)
+        #expect(groups.status == 422, "\(groups.status)")
+        #expect(groups.body.contains("<td>3</td><td>ministry</td><td>error[forbidden-campus]</td><td>ministry &quot;cru-cuesta&quot; is of campus &quot;cuesta&quot;"),
+                "\(groups.body)")
+        #expect(groups.body.contains("<td>4</td><td>ministry</td><td>error[forbidden-campus]</td><td>this group belongs to campus &quot;cuesta&quot;"))
+        #expect(!groups.body.contains("<td>2</td>"))
+
+        let mine = try upload(ana, kind: "groups", name: "mine.csv", "code,ministry,name,leaders\ncp-new-thu,cru-calpoly,New Thursday,ktanaka@calpoly.edu\n")
+        let applied = try ana.post("/import/\(try #require(previewID(mine)))/apply", [("csrf", try ana.csrf())])
+        #expect(applied.status == 200 && applied.body.contains("Undo this run"), "\(applied.status) \(applied.body)")
+        #expect(try database.count("select count(*) from community_groups where code = 'cp-new-thu'") == 1)
+
+        // A membership's campus is its group's: a Cuesta group's member is not a calpoly account's to change.
+        let memberships = try upload(ana, kind: "memberships", name: "memberships.csv", """
+            group,email
+            cp-new-thu,kkealoha@calpoly.edu
+            cu-fr-men-tue,kkealoha@calpoly.edu
+
+            """)
+        #expect(memberships.status == 422)
+        #expect(memberships.body.contains("<td>3</td><td>group</td><td>error[forbidden-campus]</td><td>group &quot;cu-fr-men-tue&quot; is of campus &quot;cuesta&quot;"),
+                "\(memberships.body)")
+        #expect(!memberships.body.contains("<td>2</td>"))
+        #expect(try database.count("select count(*) from community_groups where code = 'cu-new-thu'") == 0)
+        #expect(try database.count("select count(*) from community_groups g join ministries m on m.id = g.ministry_id where g.code = 'cu-fr-men-tue' and m.code = 'cru-cuesta'") == 1)
     }
 
     @Test("an upload without its token, over the limit, or a path in place of an id is refused and leaves nothing")

@@ -478,38 +478,74 @@ struct DatabaseChecks {
     }
 
     /// Rows a campus account may not load: its campus cell names another campus or none, or the row
-    /// would change a row of another campus (a student listed at another school). A kind without a
-    /// campus column of its own is an admin's to load: each of its rows is refused.
+    /// would change a row of another campus (a student listed at another school). A group's or a
+    /// team's campus is its ministry's, a membership's its group's (`campusPath`). A kind whose rows
+    /// reach no campus is an admin's to load: each of its rows is refused.
     private func forbiddenCampuses(_ allowed: [String]) throws -> [Diagnostic] {
         let yours = allowed.sorted().joined(separator: ", ")
         let hint = "a campus account loads the rows of its campuses (\(yours)) only; an admin loads the others"
-        guard let column = spec.references.first(where: { $0.reference.table == "campuses" && $0.column.list == nil })?.column,
-              let target = column.target?.name else {
+        guard let path = Self.campusPath(of: spec), let column = path.first?.column, let target = column.target?.name else {
             return try connection.query("select line from stage order by line").rows.map { row in
                 diagnostic(try row.decode(Int.self, 0), column: spec.columns[0].name, code: .forbiddenCampus,
                            message: "\(spec.kind.noun) rows have no campus of their own", hint: hint)
             }
         }
         let cell: SQLFragment = isPresent(column.name) ? column.stagedName : "null::text"
-        let rows = try connection.query("""
-            select s.line, coalesce(\(unescaped: cell), ''), null::text from stage s
+        let outsideAllowed: PostgresQuery = "(c.code is null or c.code <> all(\(allowed)::text[]))"
+        // What the row's own cell says: a campus code as written, or the campus of the row it names.
+        let named: PostgresQuery = path.count == 1 ? """
+            select s.line, 0 as source, coalesce(\(unescaped: cell), ''), '' from stage s
             where \(unescaped: cell) is null or lower(\(unescaped: cell)) <> all(\(allowed)::text[])
+            """ : """
+            select n.line, 1, coalesce(\(unescaped: cell), ''), coalesce(c.code, '') from (\(unescaped: spec.resolveSQL)) n
+            join stage s on s.line = n.line \(unescaped: Self.campusJoins(path, from: "n"))
+            where n.\(identifier: target) is not null and \(outsideAllowed)
+            """
+        let rows = try connection.query("""
+            \(named)
             union all
-            select n.line, '', coalesce(c.code, '') from (\(unescaped: spec.resolveSQL)) n
-            join \(identifier: spec.table) t on \(unescaped: spec.keyMatch)
-            left join campuses c on c.id = t.\(identifier: target)
-            where c.code is null or c.code <> all(\(allowed)::text[])
-            order by 1, 3 nulls first
+            select n.line, 2, '', coalesce(c.code, '') from (\(unescaped: spec.resolveSQL)) n
+            join \(identifier: spec.table) t on \(unescaped: spec.keyMatch) \(unescaped: Self.campusJoins(path, from: "t"))
+            where \(outsideAllowed)
+            order by 1, 2
             """).rows
         var seen: Set<Int> = []
         return try rows.compactMap { row in
-            let (line, given, stored) = try row.decode((Int, String, String?).self)
+            let (line, source, given, campus) = try row.decode((Int, Int, String, String).self)
             guard seen.insert(line).inserted else { return nil }
-            let message = stored.map { $0.isEmpty ? "this \(spec.kind.noun) belongs to no campus of yours"
-                                                  : "this \(spec.kind.noun) belongs to campus \"\($0)\"" }
-                ?? (given.isEmpty ? "\(column.name) is empty" : "\(column.name) \"\(given)\" is not one of your campuses")
+            let message = switch source {
+            case 0: given.isEmpty ? "\(column.name) is empty" : "\(column.name) \"\(given)\" is not one of your campuses"
+            case 1: campus.isEmpty ? "\(column.name) \"\(given)\" is of no campus of yours"
+                                   : "\(column.name) \"\(given)\" is of campus \"\(campus)\""
+            default: campus.isEmpty ? "this \(spec.kind.noun) belongs to no campus of yours"
+                                    : "this \(spec.kind.noun) belongs to campus \"\(campus)\""
+            }
             return diagnostic(line, column: column.name, code: .forbiddenCampus, message: message, hint: hint)
         }
+    }
+
+    /// The references that lead from a row of `spec` to its campus, the campus reference last: a
+    /// student's campus column; a group's ministry, then the ministry's campus; a membership's group,
+    /// its ministry, its campus. Nil when the rows reach no campus (campuses themselves, events).
+    static func campusPath(of spec: KindSpec) -> [(column: ColumnSpec, reference: Reference)]? {
+        let scalar = spec.references.filter { $0.column.list == nil && $0.column.target != nil }
+        if let campus = scalar.first(where: { $0.reference.table == "campuses" }) { return [campus] }
+        for link in scalar where [.ministries, .groups].contains(link.reference.definedIn) {
+            if let rest = campusPath(of: KindSpec.of(link.reference.definedIn)) { return [link] + rest }
+        }
+        return nil
+    }
+
+    /// Left joins from the row `alias` along `path` to its campus, aliased `c`.
+    private static func campusJoins(_ path: [(column: ColumnSpec, reference: Reference)], from alias: String) -> SQLFragment {
+        var previous = alias
+        return SQLFragment(joining: path.enumerated().map { index, link -> SQLFragment in
+            let next = index == path.count - 1 ? "c" : "h\(index)"
+            defer { previous = next }
+            return """
+                left join \(identifier: link.reference.table) \(identifier: next) on \(identifier: next).id = \(identifier: previous).\(identifier: link.column.target?.name ?? "")
+                """
+        }, separator: " ")
     }
 
     /// Joins beyond a group's capacity, counting current members (not those who left) and earlier

@@ -24,8 +24,8 @@ public struct StaffImports {
         case changed(Preview)
     }
 
-    /// The kinds a campus account may load: those whose rows belong to a campus of their own.
-    public static let campusKinds: [Kind] = [.students, .leaders, .ministries]
+    /// The kinds a campus account may load: those whose rows reach a campus (`DatabaseChecks.campusPath`).
+    public static let campusKinds: [Kind] = Kind.allCases.filter { DatabaseChecks.campusPath(of: KindSpec.of($0)) != nil }
 
     let connection: PostgresConnection
     let account: StaffAccount
