@@ -20,17 +20,18 @@ ensure_packages() {
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "installing ${missing[*]} (log: $CRUBATCH_INSTALL_LOG)" >&2
     # Debian starts a package's service on install (postgresql's main cluster, nginx on port 80) unless
-    # /usr/sbin/policy-rc.d says no: while installing, it does, so nothing is left running we did not ask for.
-    local policy=/usr/sbin/policy-rc.d made_policy=
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy" && made_policy=yes
-    fi
-    local installed=yes
-    { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-      && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
-      >>"$CRUBATCH_INSTALL_LOG" 2>&1 || installed=
-    [ -z "$made_policy" ] || as_root rm -f "$policy"
-    if [ -z "$installed" ]; then
+    # /usr/sbin/policy-rc.d says no: while installing, it does, so nothing is left running we did not ask
+    # for. A subshell whose exit (interrupted too) removes the file it made.
+    if ! (
+        policy=/usr/sbin/policy-rc.d
+        if [ ! -e "$policy" ]; then
+            trap 'as_root rm -f "$policy"' EXIT
+            trap 'exit 130' INT TERM
+            printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy"
+        fi
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+            && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    ) >>"$CRUBATCH_INSTALL_LOG" 2>&1; then
         cat "$CRUBATCH_INSTALL_LOG" >&2
         echo "installing ${missing[*]} failed (log: $CRUBATCH_INSTALL_LOG)" >&2
         return 1

@@ -19,6 +19,9 @@ public final class ConsoleClient {
     private let jar: String
     /// curl options every request of this client gives (a CA bundle to trust, say).
     private let curlOptions: [String]
+    /// The client that started the server, kept alive by every other client of it: the server stops
+    /// when the last of them goes.
+    private let owner: ConsoleClient?
 
     /// Starts `crubatch serve` on `database` and waits until it listens.
     public init(serving database: TestDatabase, arguments: [String] = []) throws {
@@ -37,6 +40,7 @@ public final class ConsoleClient {
         base = address
         jar = try scratch.folder() + "/cookies"
         curlOptions = []
+        owner = nil
     }
 
     /// A second client of the same server with a cookie jar of its own: another browser.
@@ -45,6 +49,7 @@ public final class ConsoleClient {
         base = other.base
         jar = try scratch.folder() + "/cookies"
         curlOptions = other.curlOptions
+        owner = other.owner ?? other
     }
 
     /// A browser reaching `other`'s server at `base` instead (through a proxy), with a cookie jar of
@@ -54,12 +59,15 @@ public final class ConsoleClient {
         self.base = base
         jar = try scratch.folder() + "/cookies"
         self.curlOptions = curlOptions
+        owner = other.owner ?? other
     }
 
     /// `base` without its scheme: `host:port`.
     public var serverAddress: String { String(base.drop { $0 != "/" }.dropFirst(2)) }
 
-    deinit { server.terminate() }
+    deinit {
+        if owner == nil { server.terminate() }
+    }
 
     /// GET `path`.
     public func get(_ path: String) throws -> Reply { try request([], path) }
@@ -85,10 +93,15 @@ public final class ConsoleClient {
     }
 
     /// The value of a cookie in this client's jar.
-    public func cookie(_ name: String) throws -> String? {
+    public func cookie(_ name: String) throws -> String? { jarLine(name).map { String($0[6]) } }
+
+    /// Whether the jar keeps the cookie `name` for HTTPS only (its Secure flag), as a browser does.
+    public func cookieIsSecure(_ name: String) -> Bool { jarLine(name)?[3] == "TRUE" }
+
+    /// The jar's line for the cookie `name`, in curl's seven tab-separated fields.
+    private func jarLine(_ name: String) -> [Substring]? {
         let lines = (try? String(contentsOfFile: jar, encoding: .utf8))?.split(separator: "\n") ?? []
-        return lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
-            .first { $0.count == 7 && $0[5] == name }.map { String($0[6]) }
+        return lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false) }.first { $0.count == 7 && $0[5] == name }
     }
 
     /// `crubatch staff add EMAIL OPTIONS` on `database` with `password` piped in, as a script gives it.

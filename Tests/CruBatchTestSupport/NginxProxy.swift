@@ -14,20 +14,39 @@ public final class NginxProxy {
     /// The certificate nginx presents, to pass to curl with `--cacert`.
     public let certificate: SelfSignedCertificate
     private let process: Process
+    private let directory: String
     private let scratch = ScratchDirectory()
 
     /// The example site, as the repository ships it.
     public static let example = TestEnvironment.root.appendingPathComponent("scripts/schedule/crubatch-console.nginx.conf").path
 
-    /// Starts nginx proxying to `upstream` ("127.0.0.1:PORT") and waits until both ports answer.
+    /// Starts nginx proxying to `upstream` ("127.0.0.1:PORT") and waits until both ports answer;
+    /// tries new ports when another process took one first.
     public init(upstream: String) throws {
-        let directory = try scratch.folder()
+        directory = try scratch.folder()
         certificate = try SelfSignedCertificate(in: directory)
-        httpPort = try Self.freePort()
-        httpsPort = try Self.freePort()
-        var site = try String(contentsOfFile: Self.example, encoding: .utf8)
-        for (shipped, local) in [("listen 80;", "listen 127.0.0.1:\(httpPort);"),
-                                 ("listen 443 ssl;", "listen 127.0.0.1:\(httpsPort) ssl;"),
+        var attempt = 0
+        while true {
+            attempt += 1
+            let ports = try Self.freePorts(2)
+            let process = try Self.start(directory: directory, certificate: certificate, upstream: upstream, ports: ports)
+            let listening = waitUntil(timeout: 15) { !process.isRunning || ports.allSatisfy(Self.answers) }
+            if listening && process.isRunning {
+                (self.process, httpPort, httpsPort) = (process, ports[0], ports[1])
+                return
+            }
+            let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
+            Self.stop(process, directory: directory)
+            guard attempt < 3, log.contains("Address already in use") else { throw TestSetupError("nginx did not start: \(log)") }
+        }
+    }
+
+    /// Writes the site and a main configuration for `ports` and starts nginx on them, at most ten
+    /// minutes (`timeout`), so that a test runner that dies leaves no nginx behind for long.
+    private static func start(directory: String, certificate: SelfSignedCertificate, upstream: String, ports: [Int]) throws -> Process {
+        var site = try String(contentsOfFile: example, encoding: .utf8)
+        for (shipped, local) in [("listen 80;", "listen 127.0.0.1:\(ports[0]);"),
+                                 ("listen 443 ssl;", "listen 127.0.0.1:\(ports[1]) ssl;"),
                                  ("/etc/letsencrypt/live/console.example.org/fullchain.pem", certificate.certificate),
                                  ("/etc/letsencrypt/live/console.example.org/privkey.pem", certificate.key),
                                  ("proxy_pass http://127.0.0.1:8080;", "proxy_pass http://\(upstream);")] {
@@ -47,26 +66,27 @@ public final class NginxProxy {
             http { access_log off; \(temporaryPaths) include \(directory)/site.conf; }
 
             """.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"]
+        for stale in ["error.log", "nginx.pid"] { try? FileManager.default.removeItem(atPath: directory + "/" + stale) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["--signal", "KILL", "600", "/usr/sbin/nginx", "-p", directory, "-e", directory + "/error.log",
+                             "-c", directory + "/nginx.conf"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let listening = waitUntil(timeout: 15) {
-            !process.isRunning || [httpPort, httpsPort].allSatisfy(Self.answers)
-        }
-        guard listening, process.isRunning else {
-            let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
-            throw TestSetupError("nginx did not start: \(log)")
-        }
+        return process
     }
 
-    deinit {
-        // SIGKILL: the test runner blocks SIGTERM, and nginx without a master process keeps the mask it
-        // was started with, so it would never see a terminate().
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    deinit { Self.stop(process, directory: directory) }
+
+    /// SIGKILL to nginx itself (its pid file): the test runner blocks SIGTERM, and nginx without a
+    /// master process keeps the mask it was started with, so it would never see a terminate().
+    /// `timeout` exits with it.
+    private static func stop(_ process: Process, directory: String) {
+        let pid = (try? String(contentsOfFile: directory + "/nginx.pid", encoding: .utf8))
+            .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if process.isRunning { kill(pid ?? process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
@@ -75,22 +95,27 @@ public final class NginxProxy {
     /// `http://127.0.0.1:PORT`.
     public var httpBase: String { "http://127.0.0.1:\(httpPort)" }
 
-    /// A TCP port on 127.0.0.1 nobody listens on now: the kernel's pick for a socket bound to port 0.
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestSetupError("no socket: errno \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+    /// `count` different TCP ports on 127.0.0.1 nobody listens on now: the kernel's picks for sockets
+    /// bound to port 0, all held until all are picked.
+    static func freePorts(_ count: Int) throws -> [Int] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        return try (0..<count).map { _ in
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { throw TestSetupError("no socket: errno \(errno)") }
+            sockets.append(socket)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+                }
             }
+            guard bound else { throw TestSetupError("no free port: errno \(errno)") }
+            return Int(UInt16(bigEndian: address.sin_port))
         }
-        guard bound else { throw TestSetupError("no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether something accepts a connection on 127.0.0.1:`port`.

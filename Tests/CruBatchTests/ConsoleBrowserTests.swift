@@ -34,7 +34,8 @@ struct ConsoleBrowserTests {
         #expect(try database.run(["nightly", "--out", nightly, "--quiet"]).status == 0)
         let served = try scratch.writeFile("campuses.csv",
                                            try String(contentsOfFile: TestEnvironment.fixture("central-coast/campuses.csv"), encoding: .utf8))
-        let server = try FaultyHTTPServer(files: ["/campuses.csv": served], tls: false)
+        // It lives past the whole walk-through: Fetch now is its last step.
+        let server = try FaultyHTTPServer(files: ["/campuses.csv": served], tls: false, lifetime: 600)
         #expect(try database.run(["import", "campuses", server.url("/campuses.csv")]).status == 0)
         try (try String(contentsOfFile: served, encoding: .utf8)
              + "slo-high,San Luis Obispo High School,San Luis Obispo,CA,US,America/Los_Angeles,,,\n")

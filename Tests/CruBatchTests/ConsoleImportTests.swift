@@ -141,7 +141,7 @@ struct ConsoleImportTests {
             """)
         #expect(page.status == 422)
         #expect(page.body.contains("<td>3</td><td>campus</td><td>error[forbidden-campus]</td><td>campus &quot;cuesta&quot; is not one of your campuses"), "\(page.body)")
-        #expect(page.body.contains("<td>4</td><td>campus</td><td>error[forbidden-campus]</td><td>this student belongs to campus &quot;cuesta&quot;"))
+        #expect(page.body.contains("<td>4</td><td>email</td><td>error[forbidden-campus]</td><td>this student belongs to campus &quot;cuesta&quot;"), "\(page.body)")
         #expect(!page.body.contains("<td>2</td>"))
         // Not a kind without a campus, nor another account's preview, nor another's run.
         let campuses = try upload(ana, kind: "campuses", name: "c.csv", "code,name\nx,X\n")
@@ -172,9 +172,9 @@ struct ConsoleImportTests {
 
             """)
         #expect(groups.status == 422, "\(groups.status)")
-        #expect(groups.body.contains("<td>3</td><td>ministry</td><td>error[forbidden-campus]</td><td>ministry &quot;cru-cuesta&quot; is of campus &quot;cuesta&quot;"),
+        #expect(groups.body.contains("<td>3</td><td>ministry</td><td>error[forbidden-campus]</td><td>ministry &quot;cru-cuesta&quot; belongs to campus &quot;cuesta&quot;"),
                 "\(groups.body)")
-        #expect(groups.body.contains("<td>4</td><td>ministry</td><td>error[forbidden-campus]</td><td>this group belongs to campus &quot;cuesta&quot;"))
+        #expect(groups.body.contains("<td>4</td><td>code</td><td>error[forbidden-campus]</td><td>this group belongs to campus &quot;cuesta&quot;"))
         #expect(!groups.body.contains("<td>2</td>"))
 
         let mine = try upload(ana, kind: "groups", name: "mine.csv", "code,ministry,name,leaders\ncp-new-thu,cru-calpoly,New Thursday,ktanaka@calpoly.edu\n")
@@ -190,10 +190,15 @@ struct ConsoleImportTests {
 
             """)
         #expect(memberships.status == 422)
-        #expect(memberships.body.contains("<td>3</td><td>group</td><td>error[forbidden-campus]</td><td>group &quot;cu-fr-men-tue&quot; is of campus &quot;cuesta&quot;"),
+        #expect(memberships.body.contains("<td>3</td><td>group</td><td>error[forbidden-campus]</td><td>group &quot;cu-fr-men-tue&quot; belongs to campus &quot;cuesta&quot;"),
                 "\(memberships.body)")
         #expect(!memberships.body.contains("<td>2</td>"))
-        #expect(try database.count("select count(*) from community_groups where code = 'cu-new-thu'") == 0)
+        // A team's campus is its ministry's too.
+        let teams = try upload(ana, kind: "teams", name: "teams.csv", "code,ministry,name\ncu-prayer,cru-cuesta,Prayer\ncp-prayer,cru-calpoly,Prayer\n")
+        #expect(teams.status == 422)
+        #expect(teams.body.contains("<td>2</td><td>ministry</td><td>error[forbidden-campus]</td><td>ministry &quot;cru-cuesta&quot; belongs to campus &quot;cuesta&quot;"),
+                "\(teams.body)")
+        #expect(!teams.body.contains("<td>3</td>"))
         #expect(try database.count("select count(*) from community_groups g join ministries m on m.id = g.ministry_id where g.code = 'cu-fr-men-tue' and m.code = 'cru-cuesta'") == 1)
     }
 

@@ -487,7 +487,7 @@ struct DatabaseChecks {
         guard let path = Self.campusPath(of: spec), let column = path.first?.column, let target = column.target?.name else {
             return try connection.query("select line from stage order by line").rows.map { row in
                 diagnostic(try row.decode(Int.self, 0), column: spec.columns[0].name, code: .forbiddenCampus,
-                           message: "\(spec.kind.noun) rows have no campus of their own", hint: hint)
+                           message: "\(spec.kind.noun) rows reach no campus", hint: hint)
             }
         }
         let cell: SQLFragment = isPresent(column.name) ? column.stagedName : "null::text"
@@ -515,12 +515,14 @@ struct DatabaseChecks {
             guard seen.insert(line).inserted else { return nil }
             let message = switch source {
             case 0: given.isEmpty ? "\(column.name) is empty" : "\(column.name) \"\(given)\" is not one of your campuses"
-            case 1: campus.isEmpty ? "\(column.name) \"\(given)\" is of no campus of yours"
-                                   : "\(column.name) \"\(given)\" is of campus \"\(campus)\""
+            case 1: campus.isEmpty ? "\(column.name) \"\(given)\" belongs to no campus of yours"
+                                   : "\(column.name) \"\(given)\" belongs to campus \"\(campus)\""
             default: campus.isEmpty ? "this \(spec.kind.noun) belongs to no campus of yours"
                                     : "this \(spec.kind.noun) belongs to campus \"\(campus)\""
             }
-            return diagnostic(line, column: column.name, code: .forbiddenCampus, message: message, hint: hint)
+            // A row that would change another campus's row is marked at what names that row.
+            return diagnostic(line, column: source == 2 ? spec.messageColumn.name : column.name, code: .forbiddenCampus,
+                              message: message, hint: hint)
         }
     }
 
