@@ -20,7 +20,7 @@ struct ImportPages {
     }
 
     private func kinds(for account: StaffAccount) -> [Kind] {
-        account.role == .campus ? StaffImports.campusKinds : Kind.allCases
+        Kind.allCases.filter { StaffImports.kindRefusal($0, for: account) == nil }
     }
 
     private func form(context: ConsoleContext) throws -> Response {
@@ -65,12 +65,11 @@ struct ImportPages {
                         status: .badRequest).response(signedIn: session)
         }
         let kind = form.fields["kind"].flatMap(Kind.init(rawValue:))
-        let refusal = kind.map { kinds(for: session.account).contains($0) } == false
-            ? "A campus account loads \(StaffImports.campusKinds.map(\.rawValue).joined(separator: ", ")); an admin loads \(kind?.rawValue ?? "")."
-            : "Choose a kind, and a file that is not empty or a link."
-        guard form.fileBytes > 0 || !link.isEmpty, let kind, kinds(for: session.account).contains(kind) else {
+        let refusal = kind.flatMap { StaffImports.kindRefusal($0, for: session.account) }
+        guard form.fileBytes > 0 || !link.isEmpty, let kind, refusal == nil else {
             try? FileManager.default.removeItem(atPath: path)
-            return Page(title: "Import", body: "<p class=\"error\">\(Escaped(refusal))</p><p><a href=\"/import\">Back</a></p>",
+            let message = refusal.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? "Choose a kind, and a file that is not empty or a link."
+            return Page(title: "Import", body: "<p class=\"error\">\(Escaped(message))</p><p><a href=\"/import\">Back</a></p>",
                         status: .badRequest).response(signedIn: session)
         }
         let account = session.account

@@ -20,16 +20,19 @@ struct NightlyPages {
     }
 
     private func list(context: ConsoleContext) async throws -> Response {
-        guard try context.signedIn().account.role == .admin else {
+        let session = try context.signedIn()
+        guard session.account.role == .admin else {
             return Page(title: "Nightly", body: "<p>The nightly files hold every campus's people: an admin's page.</p>")
-                .response(signedIn: try context.signedIn())
+                .response(signedIn: session)
         }
-        let (session, folders) = try await folders(context)
+        let (_, folders) = try await folders(context)
         let sections = folders.enumerated().map { index, folder in
             let exports = folder.dates.prefix(7).map { date -> String in
                 guard let manifest = NightlyFolders.manifest(folder: folder, date: date) else { return "" }
                 let files = manifest.files.map { file in
-                    "<li><a href=\"/nightly/\(index)/\(date)/\(Escaped(file.file))\">\(Escaped(file.file))</a> (\(file.rows) rows)</li>"
+                    // The name as a path of the link (a space, `#` or `?` in it encoded), read back by `download`.
+                    let link = file.file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file.file
+                    return "<li><a href=\"/nightly/\(index)/\(date)/\(Escaped(link))\">\(Escaped(file.file))</a> (\(file.rows) rows)</li>"
                 }
                 let skipped = manifest.errors.map { "<li class=\"error\">\(Escaped($0.file ?? "")) \(Escaped($0.row ?? "")): \(Escaped($0.error))</li>" }
                 return "<h3>\(date)</h3><ul>\((files + skipped).joined())</ul>"

@@ -19,6 +19,9 @@ struct SourcePages {
         let url: String
         let fetched: String
         let run: String
+
+        /// A URL stored with its password masked cannot be fetched from here.
+        var fetchable: Bool { !url.contains("***") }
     }
 
     func add(to router: Router<ConsoleContext>) {
@@ -26,12 +29,14 @@ struct SourcePages {
         router.post("/sources/fetch") { request, context in try await fetch(request, context: context) }
     }
 
-    private func sources() async throws -> [Source] {
+    /// Every source, or the one whose id is `id`.
+    private func sources(id: Int? = nil) async throws -> [Source] {
         try await pool.withConnection { connection in
             try connection.query("""
                 select s.id, s.kind, s.url, to_char(s.fetched_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI'),
                        coalesce('run ' || r.id || ': ' || r.status, 'no run')
-                from sources s left join import_runs r on r.id = s.run_id order by s.kind, s.url
+                from sources s left join import_runs r on r.id = s.run_id where \(id)::bigint is null or s.id = \(id)
+                order by s.kind, s.url
                 """).rows.map { row in
                 let (id, kind, url, fetched, run) = try row.decode((Int, String, String, String, String).self)
                 return Source(id: id, kind: kind, url: url, fetched: fetched, run: run)
@@ -43,7 +48,7 @@ struct SourcePages {
         let session = try context.signedIn()
         let admin = session.account.role == .admin
         let rows = try await sources().map { source in
-            let fetch = admin && !source.url.contains("***") ? """
+            let fetch = admin && source.fetchable ? """
                 <form method="post" action="/sources/fetch"><input type="hidden" name="csrf" value="\(Escaped(session.csrf))">
                 <input type="hidden" name="source" value="\(source.id)"><button>Fetch now</button></form>
                 """ : ""
@@ -63,7 +68,7 @@ struct SourcePages {
         let session = try context.signedIn()
         guard session.account.role == .admin else { throw HTTPError(.forbidden) }
         guard let id = try await request.decode(as: FetchForm.self, context: context).source,
-              let source = try await sources().first(where: { $0.id == id }), !source.url.contains("***"),
+              let source = try await sources(id: id).first, source.fetchable,
               let kind = Kind(rawValue: source.kind) else { throw HTTPError(.notFound) }
         let text = try await pool.withConnection(as: session.account) { connection -> String in
             do {

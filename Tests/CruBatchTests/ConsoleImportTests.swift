@@ -177,6 +177,16 @@ struct ConsoleImportTests {
         #expect(groups.body.contains("<td>4</td><td>code</td><td>error[forbidden-campus]</td><td>this group belongs to campus &quot;cuesta&quot;"))
         #expect(!groups.body.contains("<td>2</td>"))
 
+        // As staff type them: a campus and a ministry by name, codes in capitals and with spaces around.
+        let typed = try upload(ana, kind: "students", name: "typed.csv", """
+            email,first_name,last_name,campus
+            nia.new@calpoly.edu,Nia,New,Cal Poly San Luis Obispo
+            oli.new@calpoly.edu,Oli,New, CALPOLY
+
+            """)
+        #expect(previewID(typed) != nil && !typed.body.contains("forbidden-campus"), "\(typed.body)")
+        let named = try upload(ana, kind: "groups", name: "named.csv", "code,ministry,name,leaders\ncp-named,Cru Cal Poly,Named,ktanaka@calpoly.edu\n")
+        #expect(previewID(named) != nil && !named.body.contains("forbidden-campus"), "\(named.body)")
         let mine = try upload(ana, kind: "groups", name: "mine.csv", "code,ministry,name,leaders\ncp-new-thu,cru-calpoly,New Thursday,ktanaka@calpoly.edu\n")
         let applied = try ana.post("/import/\(try #require(previewID(mine)))/apply", [("csrf", try ana.csrf())])
         #expect(applied.status == 200 && applied.body.contains("Undo this run"), "\(applied.status) \(applied.body)")

@@ -492,19 +492,21 @@ struct DatabaseChecks {
         }
         let cell: SQLFragment = isPresent(column.name) ? column.stagedName : "null::text"
         let outsideAllowed: PostgresQuery = "(c.code is null or c.code <> all(\(allowed)::text[]))"
-        // What the row's own cell says: a campus code as written, or the campus of the row it names.
+        // What the row's own cell says: a campus code as written, or the campus of the row it names (a
+        // name no row has is the reference check's unknown-reference, not this one's).
         let named: PostgresQuery = path.count == 1 ? """
             select s.line, 0 as source, coalesce(\(unescaped: cell), ''), '' from stage s
             where \(unescaped: cell) is null or lower(\(unescaped: cell)) <> all(\(allowed)::text[])
             """ : """
-            select n.line, 1, coalesce(\(unescaped: cell), ''), coalesce(c.code, '') from (\(unescaped: spec.resolveSQL)) n
+            select n.line, 1, coalesce(\(unescaped: cell), ''), coalesce(c.code, '') from resolved n
             join stage s on s.line = n.line \(unescaped: Self.campusJoins(path, from: "n"))
             where n.\(identifier: target) is not null and \(outsideAllowed)
             """
         let rows = try connection.query("""
+            with resolved as materialized (\(unescaped: spec.resolveSQL))
             \(named)
             union all
-            select n.line, 2, '', coalesce(c.code, '') from (\(unescaped: spec.resolveSQL)) n
+            select n.line, 2, '', coalesce(c.code, '') from resolved n
             join \(identifier: spec.table) t on \(unescaped: spec.keyMatch) \(unescaped: Self.campusJoins(path, from: "t"))
             where \(outsideAllowed)
             order by 1, 2

@@ -62,11 +62,13 @@ public struct StaffImports {
         }
         let file = try SourceFetch.download(remote, options: FetchOptions())
         defer { file.remove() }
-        let type = file.contentType?.lowercased() ?? ""
-        let path = remote.fetchURL.lowercased()
-        let ending = type.contains("spreadsheetml") || path.hasSuffix(".xlsx") || path.contains("format=xlsx") ? ".xlsx"
-            : type.contains("calendar") || path.hasSuffix(".ics") || path.hasPrefix("webcal") ? ".ics" : ".csv"
-        // A name without the ending of what came is read as CSV: the ending goes after it.
+        // Named by what came, told by its bytes as every file read is: the page and the report then say
+        // what it is.
+        let ending = switch FileFormat.ofInput(path: file.path) {
+        case .workbook: ".xlsx"
+        case .calendar: ".ics"
+        case .csv: ".csv"
+        }
         let name = ending == ".csv" || remote.displayName.lowercased().hasSuffix(ending) ? remote.displayName
             : remote.displayName + " " + ending
         // The download has no name of its own (it reads through /proc), so it is copied by its bytes.
@@ -130,9 +132,13 @@ public struct StaffImports {
 
     private func refuseKind(_ kind: Kind) throws {
         if account.role == .viewer { throw CruBatchError.refused("a viewer account reads only") }
-        if account.role == .campus, !Self.campusKinds.contains(kind) {
-            throw CruBatchError.refused("a campus account loads \(Self.campusKinds.map(\.rawValue).joined(separator: ", ")) only; an admin loads \(kind.rawValue)")
-        }
+        if let refusal = Self.kindRefusal(kind, for: account) { throw CruBatchError.refused(refusal) }
+    }
+
+    /// Why `account` may not load `kind`, or nil when it may.
+    public static func kindRefusal(_ kind: Kind, for account: StaffAccount) -> String? {
+        guard account.role == .campus, !campusKinds.contains(kind) else { return nil }
+        return "a campus account loads \(campusKinds.map(\.rawValue).joined(separator: ", ")) only; an admin loads \(kind.rawValue)"
     }
 
     private func dryRun(id: String, kind: Kind, fileName: String) throws -> Preview {
