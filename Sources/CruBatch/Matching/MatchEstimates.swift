@@ -26,10 +26,11 @@ enum MatchEstimates {
         """,
         """
         create temp table person_match_families as
-        select case when a.l = '' or b.l = '' then null when a.l = b.l then 'exact' else coalesce(sp.level, 'else') end as level
+        select \(NameAgreement.surnameLevel) as level
         from person_match_keys a join person_match_keys b on b.phone = a.phone and a.id < b.id
         left join person_match_given_pairs gp on gp.a = a.f and gp.b = b.f
         left join person_match_surname_pairs sp on sp.a = a.l and sp.b = b.l
+        left join person_match_surname sa on sa.v = a.l left join person_match_surname sb on sb.v = b.l
         where a.f <> '' and b.f <> '' and a.f <> b.f and gp.level is null
         and a.phone not in (select key from person_match_common where phone)
         """,
@@ -40,6 +41,13 @@ enum MatchEstimates {
             join person_match_given a on a.v = p.a join person_match_given b on b.v = p.b group by p.level
             union all select 'surname', p.level, sum(a.n * b.n) from person_match_surname_pairs p
             join person_match_surname a on a.v = p.a join person_match_surname b on b.v = p.b group by p.level
+            -- surnames of one sound, less the pairs of them agreeing better (a part, a typo); the
+            -- products are whole numbers, so the sums are exact in any order
+            union all select 'surname', 'phonetic',
+                   (select coalesce(sum(t * t - q), 0) from (select sum(n) as t, sum(n * n) as q from person_match_surname
+                                                             where dm <> '' group by dm) g)
+                   - (select coalesce(sum(a.n * b.n), 0) from person_match_surname_pairs p join person_match_surname a on a.v = p.a
+                      join person_match_surname b on b.v = p.b where a.dm = b.dm and a.dm <> '')
             union all select 'given', 'exact', sum(n * (n - 1)) from person_match_given
             union all select 'surname', 'exact', sum(n * (n - 1)) from person_match_surname
             union all select 'family', level, count(*) from person_match_families group by level),

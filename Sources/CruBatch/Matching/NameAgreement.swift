@@ -8,8 +8,19 @@ import PostgresClient
 /// metaphone), one the start of the other (`Han` / `Hannah`). Surnames: one's parts within the
 /// other's (`Garcia` / `Garcia-Lopez`, `Cruz` / `De la Cruz`; particles aside), one edit, the same
 /// sound. Candidates come from joins on shared keys (a nickname's name, a word, the name with one
-/// letter deleted, a sound, a start), never from every pair of names.
+/// letter deleted, a sound, a start), never from every pair of names. Two surnames whose only
+/// agreement is their sound are not listed (`person_match_surname_pairs` holds parts and typos): a
+/// common sound is shared by hundreds of spellings, so their pairs would be most of the table, and
+/// the level is read from the two names' `dm` instead (`surnameLevel`).
 enum NameAgreement {
+    /// SQL: the level at which the surnames `l` of `a` and `b` (rows with `l`) agree, given the
+    /// surname pairs `sp` and the two names' rows of `person_match_surname` (`sa`, `sb`) joined on
+    /// them: none when either is missing, the same, a listed pair's level, the same sound, or else.
+    static let surnameLevel: SQLFragment = """
+        case when a.l = '' or b.l = '' then null when a.l = b.l then 'exact'
+             else coalesce(sp.level, case when sa.dm = sb.dm and sa.dm <> '' then 'phonetic' end, 'else') end
+        """
+
     static let statements: [SQLFragment] = [
         """
         create temp table person_match_names as
@@ -46,7 +57,8 @@ enum NameAgreement {
         join (select v, min(tokens) as tokens from person_match_surname_forms group by v) t on t.v = n.l
         where n.f is null
         """,
-        "analyze person_match_full, person_match_given, person_match_surname",
+        // Only what is joined or filtered on: the arrays' element statistics cost more than the rest.
+        "analyze person_match_full (f, l, n), person_match_given (v, dm), person_match_surname (v, dm, parts)",
         """
         create temp table person_match_given_pairs as
         with deletions as (select g.v, left(g.v, i - 1) || substr(g.v, i + 1) as d
@@ -83,10 +95,8 @@ enum NameAgreement {
                 union all select b.v, a.v, 1 from parts a join person_match_surname b on b.parts = array[a.p]
                 union all select x.a, x.b, 2 from (select distinct a.v as a, b.v as b from deletions a
                                                    join deletions b on b.d = a.d and b.v <> a.v) x
-                where within_one_edit(x.a, x.b) or (least(length(x.a), length(x.b)) >= 8 and levenshtein(x.a, x.b) <= 2)
-                union all select a.v, b.v, 3 from person_match_surname a join person_match_surname b
-                on b.dm = a.dm and a.dm <> '' and b.v <> a.v)
-        select distinct on (a, b) a collate "C" as a, b collate "C" as b, (array['part', 'typo', 'phonetic'])[rank] as level
+                where within_one_edit(x.a, x.b) or (least(length(x.a), length(x.b)) >= 8 and levenshtein(x.a, x.b) <= 2))
+        select distinct on (a, b) a collate "C" as a, b collate "C" as b, (array['part', 'typo'])[rank] as level
         from found order by a, b, rank
         """,
         "analyze person_match_given_pairs, person_match_surname_pairs",

@@ -1,6 +1,6 @@
 import PostgresClient
 
-/// Each compared pair's levels (`person_match_pairs`), their weights (`person_match_scored`), and the
+/// Each compared pair's levels (`person_match_pairs`), their weights (`scored`), and the
 /// pairs as reviewers read them: the score, 100 / (1 + 2^-(prior + the weights)), and a reason per
 /// comparison with its weight in bits.
 ///
@@ -17,7 +17,7 @@ enum PairScores {
         select c.a_id, c.b_id, c.blocks, a.f, a.l, a.first_name as a_first, a.last_name as a_last, b.first_name as b_first,
                b.last_name as b_last,
                case when a.f = '' or b.f = '' then null when a.f = b.f then 'exact' else coalesce(gp.level, 'else') end as given,
-               case when a.l = '' or b.l = '' then null when a.l = b.l then 'exact' else coalesce(sp.level, 'else') end as surname,
+               \(NameAgreement.surnameLevel) as surname,
                a.f <> '' and a.l <> '' and a.f <> a.l and a.f = b.l and a.l = b.f as swapped,
                a.phone = b.phone as same_phone,
                case when a.ec = '' or b.ec = '' then null when a.ec = b.ec then 'same'
@@ -49,8 +49,11 @@ enum PairScores {
         // What the scores join on; the rest is only read.
         "analyze person_match_pairs (f, l, given, surname, same_phone, swapped, handle, same_digits)",
         "analyze person_match_handles",
-        """
-        create temp table person_match_scored as
+    ]
+
+    /// SQL: every compared pair with its weights and their total, read once by `pairs(minimumScore:)`
+    /// rather than stored: only the pairs that reach the minimum are given reasons.
+    private static let scored: SQLFragment = """
         select p.a_id, p.b_id, p.blocks, p.given, p.surname, p.swapped, p.email, p.same_phone, p.same_sex, p.same_campus,
                p.a_first, p.a_last, p.b_first, p.b_last, t.given_weight, t.surname_weight, v.*,
                v.names + v.generation + v.phone + v.email_weight + v.sex + v.campus as total
@@ -89,14 +92,13 @@ enum PairScores {
                  else w.email_else end as email_weight,
             case when p.same_sex then w.sex_same when not p.same_sex then w.sex_other else 0 end as sex,
             case when p.same_campus then w.campus_same when not p.same_campus then w.campus_other else 0 end as campus) v
-        """,
-    ]
+        """
 
     /// SQL: `a_id, b_id, score, reasons, blocks` of the scored pairs at `minimumScore` or more.
     static func pairs(minimumScore: Int) -> SQLFragment {
         """
         select s.a_id, s.b_id, r.score, concat_ws('; ', r.names, r.generation, r.phone, r.email, r.sex, r.campus) as reasons, s.blocks
-        from person_match_scored s cross join person_match_w w
+        from (\(scored)) s cross join person_match_w w
         cross join lateral (select
             case s.given when 'exact' then 'same given name' when 'nickname' then 'nickname: ' || s.a_first || ' / ' || s.b_first
                  when 'holds' then 'given names: ' || s.a_first || ' / ' || s.b_first
