@@ -22,9 +22,13 @@ enum PairScores {
                a.phone = b.phone as same_phone,
                case when a.ec = '' or b.ec = '' then null when a.ec = b.ec then 'same'
                     when a.eh = '' or a.eh <> b.eh or (a.ea <> b.ea and a.domain = b.domain) then 'else'
+                    -- the given name and surname run together either way, or the initial and the
+                    -- surname, are made of the name (as `made_of_name` finds) without calling it
                     when (a.ea <> b.ea or a.ea = a.eh)
-                         and made_of_name(a.eh, coalesce(ga.forms, '{}'), coalesce(sa.tokens, '{}'))
-                         and made_of_name(b.eh, coalesce(gb.forms, '{}'), coalesce(sb.tokens, '{}')) then 'name handle'
+                         and ((a.f <> '' and a.l <> '' and a.eh in (a.f || a.l, a.l || a.f, left(a.f, 1) || a.l))
+                              or made_of_name(a.eh, coalesce(ga.forms, '{}'), coalesce(sa.tokens, '{}')))
+                         and ((b.f <> '' and b.l <> '' and b.eh in (b.f || b.l, b.l || b.f, left(b.f, 1) || b.l))
+                              or made_of_name(b.eh, coalesce(gb.forms, '{}'), coalesce(sb.tokens, '{}'))) then 'name handle'
                     when a.ea = b.ea then 'handle' else 'letters' end as email,
                -- the handle the two share, and whether with its digits: what its holders are counted by
                case when a.eh <> '' and a.eh = b.eh then case when a.ea = b.ea then a.ea else a.eh end end as handle,
