@@ -189,9 +189,13 @@ struct PeopleMatchLevelTests {
         #expect(siblings.score < 70)
     }
 
-    @Test("the surname: the same, one part of a compound, a typo, a new one (same given name and phone), and both names different")
+    @Test("the surname: the same, one part of a compound, a typo, the same sound, a new one (same given name and phone), and both names different")
     func surnameLevels() throws {
         let listed = try scores("""
+            northk@example.net,Odalys,Kaufman,805-555-3005,female,calpoly
+            southk@example.com,Odalys,Coffman,805-555-3005,female,calpoly
+            ocelot.rk7@gmail.com,Rosalind,Kaufman,,female,calpoly
+            ocelot.rk7@yahoo.com,Rosalind,Coffman,,female,calpoly
             northg@example.net,Ximena,Garcia,805-555-3001,female,calpoly
             southg@example.com,Ximena,Garcia-Lopez,805-555-3001,female,calpoly
             northn@example.net,Bao,Nguyen,805-555-3002,male,calpoly
@@ -209,7 +213,13 @@ struct PeopleMatchLevelTests {
         #expect(part.reasons.contains("last names: Garcia / Garcia-Lopez"), "\(part.reasons)")
         #expect(typo.reasons.contains("one letter apart: Nguyen / Nguyne"), "\(typo.reasons)")
         #expect(married.reasons.contains("different last names -"), "\(married.reasons)")
-        for alike in [part, typo, married] {
+        // Kaufman and Coffman are three letters apart and one sound (KFMN): on one phone as in a family,
+        // and elsewhere as two records' surnames, for which the same sound is evidence
+        let family = try pair(listed, "northk@example.net", "southk@example.com")
+        let sound = try pair(listed, "ocelot.rk7@gmail.com", "ocelot.rk7@yahoo.com")
+        #expect(family.reasons.contains("sound alike: Kaufman / Coffman"), "\(family.reasons)")
+        #expect(sound.reasons.contains("sound alike: Kaufman / Coffman +"), "\(sound.reasons)")
+        for alike in [part, typo, married, family] {
             #expect(alike.score >= 70 && alike.score > strangers.score, "\(alike) against \(strangers)")
         }
         #expect(strangers.score < 70)
