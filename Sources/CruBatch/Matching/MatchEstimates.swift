@@ -5,7 +5,9 @@ import PostgresClient
 /// `person_match_w` for the rest, with the prior).
 ///
 /// - A name level: the share of pairs of people whose names agree at that level, summed over the pairs
-///   of distinct names (`NameAgreement`) from how many hold each (the same name: the sum of n(n-1)).
+///   of distinct names (`NameAgreement`) from how many hold each (the same name: the sum of n(n-1));
+///   for surnames of one sound, per sound (Σn)² − Σn², less the listed pairs of one sound (a part, a
+///   typo), which count at their own level.
 /// - Families: pairs sharing a phone whose given names differ are two people, nearly always; how many
 ///   there are among all pairs whose given names differ is how often two people share a phone, and
 ///   what their surnames do is what a surname is worth between two records on one phone.

@@ -15,7 +15,8 @@ import PostgresClient
 enum NameAgreement {
     /// SQL: the level at which the surnames `l` of `a` and `b` (rows with `l`) agree, given the
     /// surname pairs `sp` and the two names' rows of `person_match_surname` (`sa`, `sb`) joined on
-    /// them: none when either is missing, the same, a listed pair's level, the same sound, or else.
+    /// them: none when either is empty, the same, a listed pair's level, the same sound, or else (a
+    /// surname not in `person_match_surname` has no sound there).
     static let surnameLevel: SQLFragment = """
         case when a.l = '' or b.l = '' then null when a.l = b.l then 'exact'
              else coalesce(sp.level, case when sa.dm = sb.dm and sa.dm <> '' then 'phonetic' end, 'else') end

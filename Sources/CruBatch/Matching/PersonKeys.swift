@@ -7,27 +7,29 @@ import PostgresClient
 /// its domain, its handle's letters and digits (`ea`) and letters alone (`eh`). Each `offset 0` keeps a
 /// value computed once a row: inlined, it would be computed again for every column reading it. A
 /// `translate` of many letters costs more than the rest of the row, so the handle's punctuation goes by
-/// `replace`, and only a handle with digits is translated. The rows are read where they are, three
-/// times, rather than copied into a table of their own first; the keys compared only for equality
-/// are in the "C" collation, so that `analyze` sorts their samples by bytes.
+/// `replace`, and only a handle with digits is translated. The rows are read once, into
+/// `person_match_rows`: read three times, a person renamed by another session between the reads
+/// could miss the name forms and be left out. The keys compared only for equality are in the "C"
+/// collation, so that `analyze` sorts their samples by bytes.
 enum PersonKeys {
     static func statements(of rows: PersonMatch.Rows) -> [SQLFragment] {
         [
+            "create temp table person_match_rows as \(rows.sql)",
             """
             create temp table person_match_given_forms as
             select x.raw, t.tokens, array_to_string(t.tokens, '') as v
-            from (select distinct r.first_name as raw from (\(rows.sql)) r) x
+            from (select distinct r.first_name as raw from person_match_rows r) x
             cross join lateral (select person_name_tokens(x.raw) as tokens offset 0) t
             """,
             """
             create temp table person_match_surname_forms as
             select x.raw, w.tokens, array_to_string(w.tokens, '') as v, cardinality(w.tokens) < cardinality(t.tokens) as suffix
-            from (select distinct r.last_name as raw from (\(rows.sql)) r) x
+            from (select distinct r.last_name as raw from person_match_rows r) x
             cross join lateral (select person_name_tokens(x.raw) as tokens offset 0) t
             cross join lateral (select without_generation(t.tokens) as tokens offset 0) w
             """,
             // Without their sizes the planner sorts every person to merge them with the names.
-            "analyze person_match_given_forms (raw), person_match_surname_forms (raw)",
+            "analyze person_match_given_forms (raw, v), person_match_surname_forms (raw, v)",
             """
             create temp table person_match_keys as
             select e.id, e.new, e.first_name, e.last_name, e.phone collate "C" as phone, e.sex, e.campus_id, g.v collate "C" as f,
@@ -38,7 +40,7 @@ enum PersonKeys {
                    coalesce(case when e.ea ~ '[0-9]' then translate(e.ea, '0123456789', '') else e.ea end, '') collate "C" as eh
             from (select y.*, replace(replace(replace(replace(y.local, '.', ''), '_', ''), '-', ''), '''', '') as ea
                   from (select r.*, split_part(split_part(lower(r.email), '@', 1), '+', 1) as local,
-                               split_part(lower(r.email), '@', 2) as domain from (\(rows.sql)) r offset 0) y offset 0) e
+                               split_part(lower(r.email), '@', 2) as domain from person_match_rows r offset 0) y offset 0) e
             join person_match_given_forms g on g.raw = e.first_name
             join person_match_surname_forms s on s.raw = e.last_name
             """,

@@ -62,7 +62,7 @@ struct PersonMatcher {
     }
 
     static let dropTables: SQLFragment = """
-        drop table if exists person_match_levels, person_match_priors, person_match_given_forms, person_match_surname_forms,
+        drop table if exists person_match_rows, person_match_levels, person_match_priors, person_match_given_forms, person_match_surname_forms,
             person_match_keys, person_match_common, person_match_names, person_match_full, person_match_variants, person_match_given,
             person_match_surname, person_match_given_pairs, person_match_surname_pairs, person_match_size,
             person_match_families, person_match_u, person_match_weights, person_match_w, person_match_new, person_match_candidates,
