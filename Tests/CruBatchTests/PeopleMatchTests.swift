@@ -271,6 +271,34 @@ struct PeopleMatchLevelTests {
         #expect(name.score < 70)
     }
 
+    @Test("handles made of the name as people type them into a form: capitals, accents, curly apostrophes, compound surnames")
+    func handlesAsTyped() throws {
+        let listed = try scores("""
+            Maria.DeLaCruz@Gmail.com,MARÍA,De la Cruz,,female,calpoly
+            maria_delacruz@yahoo.com,María,de la Cruz,,female,calpoly
+            obrien.siobhan@gmail.com,Siobhán,O'Brien,,female,calpoly
+            OBrien.Siobhan@outlook.com,Siobhan,O’Brien,,female,calpoly
+            jgarcialopez@gmail.com,José,García-López,,male,calpoly
+            j.garcia-lopez@yahoo.com,Jose,Garcia Lopez,,male,calpoly
+            quintana.t@gmail.com,Thelonius,Quintana,,male,calpoly
+            quintana.t@yahoo.com,Thelonius,Quintana,,male,calpoly
+            mj.okafor@gmail.com,Marisol,Okafor,,female,calpoly
+            mj.okafor@yahoo.com,Marisol,Okafor,,female,calpoly
+
+            """)
+        // The name run together either way, the initial and a compound surname, the surname and an
+        // initial: each is made of the name, whatever the case, accents and punctuation typed.
+        for (a, b) in [("maria.delacruz@gmail.com", "maria_delacruz@yahoo.com"),
+                       ("obrien.siobhan@gmail.com", "obrien.siobhan@outlook.com"),
+                       ("jgarcialopez@gmail.com", "j.garcia-lopez@yahoo.com"), ("quintana.t@gmail.com", "quintana.t@yahoo.com")] {
+            let named = try pair(listed, a, b)
+            #expect(named.reasons.contains("same email handle made of the name +"), "\(a) / \(b): \(named.reasons)")
+        }
+        // Two letters that are not the start of the given name are a handle of the person's own.
+        let own = try pair(listed, "mj.okafor@gmail.com", "mj.okafor@yahoo.com")
+        #expect(own.reasons.contains("same email handle +") && !own.reasons.contains("made of the name"), "\(own.reasons)")
+    }
+
     @Test("sex, campus and a Jr.: two names alike on one phone, the same sex and campus, or not; a father and a son")
     func contradictions() throws {
         let listed = try scores("""

@@ -31,25 +31,26 @@ enum MatchEstimates {
         select \(NameAgreement.surnameLevel) as level
         from person_match_keys a join person_match_keys b on b.phone = a.phone and a.id < b.id
         left join person_match_given_pairs gp on gp.a = a.f and gp.b = b.f
-        left join person_match_surname_pairs sp on sp.a = a.l and sp.b = b.l
-        left join person_match_surname sa on sa.v = a.l left join person_match_surname sb on sb.v = b.l
+        \(NameAgreement.surnameJoins)
         where a.f <> '' and b.f <> '' and a.f <> b.f and gp.level is null
         and a.phone not in (select key from person_match_common where phone)
         """,
         """
         create temp table person_match_u as
-        with counted as (
+        with surnames as (
+            select p.level, sum(a.n * b.n) as pairs, sum(a.n * b.n) filter (where a.dm = b.dm and a.dm <> '') as of_one_sound
+            from person_match_surname_pairs p join person_match_surname a on a.v = p.a join person_match_surname b on b.v = p.b
+            group by p.level),
+        counted as (
             select 'given' as comparison, p.level, sum(a.n * b.n) as pairs from person_match_given_pairs p
             join person_match_given a on a.v = p.a join person_match_given b on b.v = p.b group by p.level
-            union all select 'surname', p.level, sum(a.n * b.n) from person_match_surname_pairs p
-            join person_match_surname a on a.v = p.a join person_match_surname b on b.v = p.b group by p.level
+            union all select 'surname', level, pairs from surnames
             -- surnames of one sound, less the pairs of them agreeing better (a part, a typo); the
             -- products are whole numbers, so the sums are exact in any order
             union all select 'surname', 'phonetic',
                    (select coalesce(sum(t * t - q), 0) from (select sum(n) as t, sum(n * n) as q from person_match_surname
                                                              where dm <> '' group by dm) g)
-                   - (select coalesce(sum(a.n * b.n), 0) from person_match_surname_pairs p join person_match_surname a on a.v = p.a
-                      join person_match_surname b on b.v = p.b where a.dm = b.dm and a.dm <> '')
+                   - (select coalesce(sum(of_one_sound), 0) from surnames)
             union all select 'given', 'exact', sum(n * (n - 1)) from person_match_given
             union all select 'surname', 'exact', sum(n * (n - 1)) from person_match_surname
             union all select 'family', level, count(*) from person_match_families group by level),

@@ -13,10 +13,16 @@ import PostgresClient
 /// common sound is shared by hundreds of spellings, so their pairs would be most of the table, and
 /// the level is read from the two names' `dm` instead (`surnameLevel`).
 enum NameAgreement {
-    /// SQL: the level at which the surnames `l` of `a` and `b` (rows with `l`) agree, given the
-    /// surname pairs `sp` and the two names' rows of `person_match_surname` (`sa`, `sb`) joined on
-    /// them: none when either is empty, the same, a listed pair's level, the same sound, or else (a
-    /// surname not in `person_match_surname` has no sound there).
+    /// SQL: the joins `surnameLevel` reads, from the surnames `l` of rows `a` and `b`: their listed
+    /// pair `sp`, and each name's row of `person_match_surname` (`sa`, `sb`).
+    static let surnameJoins: SQLFragment = """
+        left join person_match_surname_pairs sp on sp.a = a.l and sp.b = b.l
+        left join person_match_surname sa on sa.v = a.l left join person_match_surname sb on sb.v = b.l
+        """
+
+    /// SQL: the level at which the surnames `l` of `a` and `b` agree, over `surnameJoins`: none when
+    /// either is empty, the same, a listed pair's level, the same sound, or else (a surname not in
+    /// `person_match_surname` has no sound there).
     static let surnameLevel: SQLFragment = """
         case when a.l = '' or b.l = '' then null when a.l = b.l then 'exact'
              else coalesce(sp.level, case when sa.dm = sb.dm and sa.dm <> '' then 'phonetic' end, 'else') end

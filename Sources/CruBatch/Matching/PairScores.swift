@@ -22,13 +22,8 @@ enum PairScores {
                a.phone = b.phone as same_phone,
                case when a.ec = '' or b.ec = '' then null when a.ec = b.ec then 'same'
                     when a.eh = '' or a.eh <> b.eh or (a.ea <> b.ea and a.domain = b.domain) then 'else'
-                    -- the given name and surname run together either way, or the initial and the
-                    -- surname, are made of the name (as `made_of_name` finds) without calling it
-                    when (a.ea <> b.ea or a.ea = a.eh)
-                         and ((a.f <> '' and a.l <> '' and a.eh in (a.f || a.l, a.l || a.f, left(a.f, 1) || a.l))
-                              or made_of_name(a.eh, coalesce(ga.forms, '{}'), coalesce(sa.tokens, '{}')))
-                         and ((b.f <> '' and b.l <> '' and b.eh in (b.f || b.l, b.l || b.f, left(b.f, 1) || b.l))
-                              or made_of_name(b.eh, coalesce(gb.forms, '{}'), coalesce(sb.tokens, '{}'))) then 'name handle'
+                    when (a.ea <> b.ea or a.ea = a.eh) and \(handleMadeOfName("a", given: "ga", surname: "sa"))
+                         and \(handleMadeOfName("b", given: "gb", surname: "sb")) then 'name handle'
                     when a.ea = b.ea then 'handle' else 'letters' end as email,
                -- the handle the two share, and whether with its digits: what its holders are counted by
                case when a.eh <> '' and a.eh = b.eh then case when a.ea = b.ea then a.ea else a.eh end end as handle,
@@ -38,9 +33,8 @@ enum PairScores {
                a.campus_id = b.campus_id as same_campus
         from person_match_candidates c join person_match_keys a on a.id = c.a_id join person_match_keys b on b.id = c.b_id
         left join person_match_given_pairs gp on gp.a = a.f and gp.b = b.f
-        left join person_match_surname_pairs sp on sp.a = a.l and sp.b = b.l
-        left join person_match_given ga on ga.v = a.f left join person_match_surname sa on sa.v = a.l
-        left join person_match_given gb on gb.v = b.f left join person_match_surname sb on sb.v = b.l
+        \(NameAgreement.surnameJoins)
+        left join person_match_given ga on ga.v = a.f left join person_match_given gb on gb.v = b.f
         """,
         // How many hold each handle pairs share: its letters and digits, or its letters alone.
         """
@@ -54,6 +48,20 @@ enum PairScores {
         "analyze person_match_pairs (f, l, given, surname, same_phone, swapped, handle, same_digits)",
         "analyze person_match_handles",
     ]
+
+    /// SQL: whether the handle `eh` of the keys row `side` is made of that person's name, as
+    /// `made_of_name` finds it from the rows of `person_match_given` (`given`) and
+    /// `person_match_surname` (`surname`) joined on its names. The shapes most handles have (the
+    /// given name and surname run together either way, the initial and the surname) are told by the
+    /// expression itself: each is a case in which the function returns true, and a plpgsql call per
+    /// pair cost more than the rest of the pair's comparison.
+    private static func handleMadeOfName(_ side: String, given: String, surname: String) -> SQLFragment {
+        let (k, g, s) = (SQLFragment(identifier: side), SQLFragment(identifier: given), SQLFragment(identifier: surname))
+        return """
+            ((\(k).f <> '' and \(k).l <> '' and \(k).eh in (\(k).f || \(k).l, \(k).l || \(k).f, left(\(k).f, 1) || \(k).l))
+             or made_of_name(\(k).eh, coalesce(\(g).forms, '{}'), coalesce(\(s).tokens, '{}')))
+            """
+    }
 
     /// SQL: every compared pair with its weights and their total, read once by `pairs(minimumScore:)`
     /// rather than stored: only the pairs that reach the minimum are given reasons.
