@@ -2,8 +2,8 @@ import CSVStream
 import Foundation
 
 /// Opens a file of rows by what it holds, whatever its name says: a workbook (.xlsx) as one of its
-/// sheets, anything else as CSV. Old Excel (.xls) and Numbers documents are refused with what to
-/// do instead.
+/// sheets, anything else as CSV (read on a thread of its own). Old Excel (.xls) and Numbers
+/// documents are refused with what to do instead.
 public enum TableFile {
     /// Throws `FileOpenError` (missing or unreadable file), `WorkbookError` (not a workbook that
     /// can be read, no such sheet, `--sheet` for a CSV file) or a `Diagnostic` when the header row
@@ -35,7 +35,7 @@ public enum TableFile {
             throw WorkbookError.notAWorkbook(path: path, reason: signature.isEmpty ? "it is empty" : "it is not a ZIP package")
         }
         if sheet != nil { throw WorkbookError.sheetOfCSV(path: path) }
-        return try CSVTableReader(reader: CSVReader(path: path, options: options))
+        return PrefetchingTableReader(try CSVTableReader(reader: CSVReader(path: path, options: options)))
     }
 
     /// The first bytes of a file, empty when it cannot be read (the CSV reader then says why).
