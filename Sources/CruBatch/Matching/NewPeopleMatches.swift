@@ -65,12 +65,13 @@ struct NewPeopleMatches {
     let connection: PostgresConnection
 
     /// The matches of the new rows `rows` gives (`line, email, first_name, last_name, phone, sex, campus`,
-    /// names not null), by line.
-    func matches(of rows: SQLFragment) throws -> [Match] {
+    /// names not null), by line. `counted`: a query selecting how many rows `rows` gives and their
+    /// first line (0 for none), when it has a cheaper way to know than reading them.
+    func matches(of rows: SQLFragment, counted: SQLFragment? = nil) throws -> [Match] {
         // Counted, not looked for with `exists`: see docs/ARCHITECTURE.md ("Speed").
+        let count = counted ?? "select count(*), coalesce(min(n.line), 0) from (\(rows)) n"
         let (new, firstLine, anyoneKnown) = try connection.query("""
-            select count(*), coalesce(min(n.line), 0), exists (select 1 from people where forgotten_at is null)
-            from (\(unescaped: rows)) n
+            select c.*, exists (select 1 from people where forgotten_at is null) from (\(unescaped: count)) c
             """).rows[0].decode((Int, Int, Bool).self)
         guard new > 1 || (new == 1 && anyoneKnown) else { return [] }
         if new > Self.limit {
