@@ -24,6 +24,10 @@ struct BulkLoadKeys {
     /// How long the loader waits for the tables' locks before checking row by row instead.
     static let lockWait = "1s"
 
+    /// Whether the load's own table is left with no index but its primary key: then the order of
+    /// its inserts matters to no index (an identity key grows at its right edge in any order).
+    let onlyPrimaryKeyLeft: Bool
+
     /// Drops the foreign keys of `tables` (and with `indexes`, their secondary indexes) when
     /// `newRows` is at least `minimumRows` and more than `table` (the load's own table) holds; nil
     /// when they stay (too few rows, a lock not granted in time, a role that does not own the
@@ -61,7 +65,10 @@ struct BulkLoadKeys {
         }
         try connection.query("select set_config('lock_timeout', \(lockTimeout), true)")
         try connection.execute("release savepoint bulk_load_keys")
-        return BulkLoadKeys()
+        let onlyPrimaryKeyLeft = try connection.query("""
+            select not exists (select from pg_index i where i.indrelid = \(table)::regclass and not i.indisprimary)
+            """).scalar(Bool.self)
+        return BulkLoadKeys(onlyPrimaryKeyLeft: onlyPrimaryKeyLeft)
     }
 
     /// A block that runs `statement`, a `format` pattern over a key's table, name and definition, for

@@ -232,7 +232,7 @@ struct KindLoader {
                                                newRows: staged, indexes: true, connection: connection)
             }
             counts.inserted = try timings.measure("merge: insert") {
-                try connection.query(sql.insert(recording: false)).scalar(Int.self)
+                try connection.query(sql.insert(recording: false, inKeyOrder: !(keys?.onlyPrimaryKeyLeft ?? false))).scalar(Int.self)
             }
             try timings.measure("merge: lists") { for statement in sql.listSync(.firstLoad) { try connection.execute(statement) } }
             try timings.measure("merge: indexes built, foreign keys added back") { try keys?.restore(connection: connection) }
