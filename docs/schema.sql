@@ -1051,7 +1051,7 @@ CREATE TABLE public.people (
     CONSTRAINT people_last_name_check CHECK ((last_name <> ''::text)),
     CONSTRAINT people_leaders_are_members CHECK ((is_member OR (NOT is_leader))),
     CONSTRAINT people_origin_check CHECK ((origin = 'check-in'::text)),
-    CONSTRAINT people_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}(;ext=[0-9]+)?$'::text)),
+    CONSTRAINT people_phone_check CHECK (((phone ~ '^\+[1-9][0-9]*(;ext=[0-9]+)?$'::text) AND ((length(split_part(phone, ';'::text, 1)) >= 8) AND (length(split_part(phone, ';'::text, 1)) <= 16)))),
     CONSTRAINT people_school_year_check CHECK (((school_year >= 1) AND (school_year <= 5))),
     CONSTRAINT people_sex_check CHECK ((sex = ANY (ARRAY['male'::text, 'female'::text, 'unknown'::text, 'not-applicable'::text]))),
     CONSTRAINT people_staff_role_check CHECK ((staff_role = ANY (ARRAY['staff'::text, 'intern'::text, 'student'::text])))

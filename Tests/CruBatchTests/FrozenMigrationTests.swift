@@ -41,6 +41,7 @@ struct FrozenMigrationTests {
         32: "8f8d576d6394535df37a11b68dbe8cce282836121964f6f66b54ba29d7346ec8",
         33: "e659edc0db841d2ade1617e67149d99e807ae09bfb3513f3255285bdb4ee2822",
         34: "a7883c2007118159e6dd3320346c4e6ef9146894e8b93f24a52b64f9984f9d00",
+        35: "05a186d3b53f327bd2ff9a3cecf8fff2c5ae66c1ee41f43ed5f4a9bb62c7d5c4",
     ]
 
     @Test("every migration's text is the one pinned for its version, and every version is pinned")

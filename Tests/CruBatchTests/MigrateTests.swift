@@ -39,6 +39,48 @@ struct MigrateTests {
         #expect(result.stderr.contains("migration 1 (data model) was changed"))
     }
 
+    /// The phone check lost its bounded repeat for speed; what it accepts must not change. The
+    /// check the schema holds now, against the pattern of the first migration, over the numbers
+    /// crubatch writes and the ones at each edge of the pattern.
+    @Test("the phone check accepts exactly what the first migration's pattern did")
+    func phoneCheckUnchanged() throws {
+        let connection = try LoadedDatabase.get().connect()
+        let definition = try #require(try connection.query("""
+            select pg_get_constraintdef(oid) from pg_constraint where conname = 'people_phone_check'
+            """).text)
+        #expect(!definition.contains("{6,14}"))
+        // The check as the schema holds it, run on one value.
+        try connection.execute("""
+            create function pg_temp.phone_passes(value text) returns boolean language plpgsql as $$
+            declare passes boolean;
+            begin
+                execute (select 'select ' || substr(pg_get_constraintdef(oid), length('CHECK ') + 1) || ' from (select $1 as phone) t'
+                         from pg_constraint where conname = 'people_phone_check') into passes using value;
+                return passes;
+            end $$
+            """)
+        let digits = "123456789012345678"
+        var phones = (5...18).flatMap { count in
+            let main = "+" + digits.prefix(count)
+            return [main, main + ";ext=7", main + ";ext=", main + ";ext=12;ext=3", main + ";", main + ";x=1", main + "x"]
+        }
+        phones += ["+0123456789", "+1055501234", "18055550134", "+1 8055550134", "+18055550134\n", "+1805555013a",
+                   "+１８０５５５５０１３４", "+18055550134;EXT=1", "+18055550134;ext=1 ", ";ext=12", "+", "", "+;ext=1",
+                   "+18055550134;ext=٣"]
+        let rows = try connection.query("""
+            select phone, phone ~ '^\\+[1-9][0-9]{6,14}(;ext=[0-9]+)?$', pg_temp.phone_passes(phone)
+            from unnest(\(phones)::text[]) as t(phone)
+            """).rows
+        #expect(rows.count == phones.count)
+        var accepted = 0
+        for row in rows {
+            let (phone, before, now) = try row.decode((String, Bool, Bool).self)
+            #expect(before == now, "\(phone)")
+            if now { accepted += 1 }
+        }
+        #expect(accepted == 19, "7 to 15 digits, with and without an extension, and +1055501234")
+    }
+
     @Test("status counts rows per table")
     func statusCounts() throws {
         let database = try LoadedDatabase.get()
