@@ -7,8 +7,9 @@ import Foundation
 ///
 /// It hands out what the reader it wraps would: the same rows and warnings in the same order (each
 /// warning before the row it came before), the same failure after the rows read before it, the
-/// file's SHA-256 once every row was taken. Only for readers that point at their own rows the
-/// default way (`locate` on their sheet): a CSV file's.
+/// file's SHA-256 (as far as the reader gives one) once the last row or the failure was taken.
+/// Only for readers that point at their own rows the default way (`locate` on their sheet): a CSV
+/// file's.
 final class PrefetchingTableReader: TableReader {
     /// What the reading thread met, in order.
     private enum Item: Sendable {
@@ -17,7 +18,7 @@ final class PrefetchingTableReader: TableReader {
     }
 
     /// Items as the reading thread hands them over, with the bytes read behind them and, in the
-    /// last batch, the file's SHA-256.
+    /// last batch (at the end or before a failure), the file's SHA-256.
     private struct Batch: Sendable {
         var items: [Item] = []
         var bytesRead = 0
@@ -90,6 +91,7 @@ final class PrefetchingTableReader: TableReader {
         } catch let failure as Diagnostic {
             batch.items += reader.takeWarnings().map(Item.warning)
             batch.bytesRead = reader.bytesRead
+            batch.sha256Hex = reader.sha256Hex
             try? batches.put(batch)
             batches.finish(failure: failure)
         } catch {

@@ -71,6 +71,24 @@ struct PrefetchingReaderTests {
         #expect(seen.sha256 != nil)
     }
 
+    /// Every CSV file of the fixtures, the staff's own sheets and the producers' exports among them
+    /// (blank rows, BOMs, CRLF, quoted line breaks as they write them): the same steps either way.
+    @Test("the fixtures' CSV files read the same either way")
+    func fixtures() throws {
+        let root = TestEnvironment.fixture("")
+        let files = try #require(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".csv") }.sorted()
+        #expect(files.count > 50)
+        for file in files {
+            let path = root + "/" + file
+            guard let direct = try? CSVTableReader(reader: CSVReader(path: path)) else {
+                #expect(throws: (any Error).self, "\(file)") { try TableFile.open(path: path) }
+                continue
+            }
+            #expect(steps(of: try TableFile.open(path: path)) == steps(of: direct), "\(file)")
+        }
+    }
+
     /// A file the CSV reader cannot read past line 900: the rows before it, then its failure.
     @Test("the rows before a failure, then the failure")
     func failure() throws {
