@@ -231,10 +231,16 @@ struct KindLoader {
                 try BulkLoadKeys.dropIfWorthIt(table: spec.table, tables: [spec.table] + spec.lists.map(\.relation.childTable),
                                                newRows: staged, indexes: true, connection: connection)
             }
-            counts.inserted = try timings.measure("merge: insert") {
-                try connection.query(sql.insert(recording: false, inKeyOrder: !(keys?.onlyPrimaryKeyLeft ?? false))).scalar(Int.self)
+            // With the table locked for its keys' drop, a list-holding kind's rows get their ids by
+            // their lines, and their lists need not be joined back to them by key.
+            let ids = try timings.measure("merge: insert") {
+                try keys != nil && !spec.lists.isEmpty ? LineIDs.reserve(table: spec.table, connection: connection) : nil
             }
-            try timings.measure("merge: lists") { for statement in sql.listSync(.firstLoad) { try connection.execute(statement) } }
+            counts.inserted = try timings.measure("merge: insert") {
+                try connection.query(sql.insert(recording: false, inKeyOrder: !(keys?.onlyPrimaryKeyLeft ?? false), ids: ids))
+                    .scalar(Int.self)
+            }
+            try timings.measure("merge: lists") { for statement in sql.listSync(.firstLoad(ids: ids)) { try connection.execute(statement) } }
             try timings.measure("merge: indexes built, foreign keys added back") { try keys?.restore(connection: connection) }
             counts.unchanged = staged - counts.inserted
             return

@@ -116,13 +116,17 @@ struct MergeSQL {
     /// to grow at its right edge: a big first load dropped it, and sorting a million rows by it
     /// took 2.1 s); selects how many. `recording`: the new rows go in `merge_fresh` too (after
     /// `setup`, for `finishLists`).
-    func insert(recording: Bool, inKeyOrder: Bool = true) -> PostgresQuery {
+    /// `ids`: each row gets the id its staged line was given (a first load), not the identity's next.
+    func insert(recording: Bool, inKeyOrder: Bool = true, ids: LineIDs? = nil) -> PostgresQuery {
         let record: SQLFragment = tracksLists && recording
             ? ", recorded as (insert into merge_fresh select id from inserted)" : ""
         let order: SQLFragment = inKeyOrder ? " order by \(keyOrder)" : ""
+        let (columns, values): (SQLFragment, SQLFragment) = ids.map {
+            ("id, \(insertedColumns)) overriding system value", "\($0.idOfStagedRow), \(insertedValues)")
+        } ?? ("\(insertedColumns))", insertedValues)
         return """
-            with inserted as (insert into \(identifier: spec.table) (\(unescaped: insertedColumns))
-            select \(unescaped: insertedValues) from \(unescaped: resolved)
+            with inserted as (insert into \(identifier: spec.table) (\(unescaped: columns)
+            select \(unescaped: values) from \(unescaped: resolved)
             where not exists (select 1 from \(identifier: spec.table) t where \(unescaped: spec.keyMatch))\
             \(unescaped: order) returning id)\(unescaped: record)
             select count(*) from inserted
@@ -173,8 +177,8 @@ struct MergeSQL {
     enum ListParents {
         /// Every staged row was just inserted (a first load): there are no old children to remove
         /// and nothing to record, so the children are inserted by one statement, without `setup`'s
-        /// tables.
-        case firstLoad
+        /// tables. Each row is found by its key, or, when `ids` gave the rows their ids, by its line.
+        case firstLoad(ids: LineIDs?)
         /// By the staged row's key.
         case byKey
         /// Every staged row named a stored one: its `merge_matched` id, found by line (after `match`).
@@ -192,11 +196,13 @@ struct MergeSQL {
             let onlyGiven: SQLFragment = keep ? " where n.\(identifier: column.name) is not null" : ""
             let child = SQLFragment(identifier: list.childTable), parent = SQLFragment(identifier: list.parentColumn)
             let valueColumn = SQLFragment(identifier: list.valueColumn)
-            let (owner, owners): (SQLFragment, SQLFragment) = parents == .matched
-                ? ("m.merge_id", "merge_matched m on m.line = n.line")
-                : ("t.id", "\(identifier: spec.table) t on \(spec.keyMatch)")
+            let (owner, owners): (SQLFragment, SQLFragment) = switch parents {
+            case .matched: ("m.merge_id", " join merge_matched m on m.line = n.line")
+            case .firstLoad(let ids?): (ids.idOfStagedRow, "")
+            case .firstLoad(nil), .byKey: ("t.id", " join \(identifier: spec.table) t on \(spec.keyMatch)")
+            }
             let listed: SQLFragment = """
-                select \(owner) as parent, n.\(identifier: column.name) as list from \(resolved) join \(owners)\(onlyGiven)
+                select \(owner) as parent, n.\(identifier: column.name) as list from \(resolved)\(owners)\(onlyGiven)
                 """
             // The items of the lists of `rows` (as `l`, with a `list` column), grouped by `key`: each
             // one's value (the referenced row's id) and its first position in its list.
@@ -207,7 +213,7 @@ struct MergeSQL {
                 group by \(key), \(value)
                 """
             }
-            if parents == .firstLoad {
+            if case .firstLoad = parents {
                 // Every row's list: the planner memoizes each list's split here, and sorts for the
                 // grouping the order the insert wants.
                 return ["""
