@@ -66,12 +66,14 @@ struct MergeSQL {
     /// the stored row's id, and whether the row differs or comes back from being retired
     /// (`merge_changed`). The rows it holds are the staged rows that name a stored row: when that is
     /// every staged row, nothing is new and `insert` need not run; when none differs, `update`
-    /// need not run.
+    /// need not run. The row's list cells come along, under their columns' names, for `listSync`.
     var match: PostgresQuery {
         let columns = spec.targetColumns.filter(\.updatable)
+        let lists = SQLFragment(joining: spec.lists.map { ", n.\(identifier: $0.column.name)" }, separator: "")
         return """
             create temp table merge_matched on commit drop as
-            select n.line, t.id as merge_id, \(unescaped: differs(columns.map(\.name), from: columns.map(newValue))) as merge_changed
+            select n.line, t.id as merge_id, \(unescaped: differs(columns.map(\.name), from: columns.map(newValue))) as merge_changed\
+            \(unescaped: lists)
             from \(unescaped: resolved) join \(identifier: spec.table) t on \(unescaped: spec.keyMatch)
             """
     }
@@ -193,17 +195,17 @@ struct MergeSQL {
             let join: SQLFragment = list.reference.map {
                 " join \(identifier: $0.table) r on \($0.key(over: "r")) = ord.v"
             } ?? ""
-            let onlyGiven: SQLFragment = keep ? " where n.\(identifier: column.name) is not null" : ""
+            let cell: SQLFragment = if case .matched = parents { "m.\(identifier: column.name)" } else { "n.\(identifier: column.name)" }
+            let onlyGiven: SQLFragment = keep ? " where \(cell) is not null" : ""
             let child = SQLFragment(identifier: list.childTable), parent = SQLFragment(identifier: list.parentColumn)
             let valueColumn = SQLFragment(identifier: list.valueColumn)
+            // The matched rows' lists came along in `merge_matched`: no second join with the stage.
             let (owner, owners): (SQLFragment, SQLFragment) = switch parents {
-            case .matched: ("m.merge_id", " join merge_matched m on m.line = n.line")
-            case .firstLoad(let ids?): (ids.idOfStagedRow, "")
-            case .firstLoad(nil), .byKey: ("t.id", " join \(identifier: spec.table) t on \(spec.keyMatch)")
+            case .matched: ("m.merge_id", "merge_matched m")
+            case .firstLoad(let ids?): (ids.idOfStagedRow, resolved)
+            case .firstLoad(nil), .byKey: ("t.id", "\(resolved) join \(identifier: spec.table) t on \(spec.keyMatch)")
             }
-            let listed: SQLFragment = """
-                select \(owner) as parent, n.\(identifier: column.name) as list from \(resolved)\(owners)\(onlyGiven)
-                """
+            let listed: SQLFragment = "select \(owner) as parent, \(cell) as list from \(owners)\(onlyGiven)"
             // The items of the lists of `rows` (as `l`, with a `list` column), grouped by `key`: each
             // one's value (the referenced row's id) and its first position in its list.
             func items(of rows: SQLFragment, by key: SQLFragment) -> SQLFragment {
@@ -226,18 +228,16 @@ struct MergeSQL {
             // upsert that looked up and locked every listed child, were most of a re-import's time.)
             let build: [PostgresQuery] = [
                 "create temp table listed on commit drop as \(unescaped: listed)",
-                // Each distinct list is split and looked up once (a million rows hold a few thousand
-                // lists), and its items joined to the rows that hold it: no grouping of every child.
-                """
-                create temp table desired on commit drop as
-                select l.parent, i.value, i.position
-                from listed l join (\(unescaped: items(of: "(select distinct list from listed)", by: "l.list"))) i on i.list = l.list
-                """,
+                // The wanted children (d): each distinct list is split and looked up once (a million
+                // rows hold a few thousand lists), and its items joined to the rows that hold it: no
+                // grouping of every child.
                 """
                 create temp table list_diff on commit drop as
                 select coalesce(d.parent, c.parent) as parent, coalesce(d.value, c.value) as value, d.position,
                        d.parent is null as gone, c.parent is null as new
-                from desired d full join (
+                from (select l.parent, i.value, i.position
+                      from listed l join (\(unescaped: items(of: "(select distinct list from listed)", by: "l.list"))) i on i.list = l.list) d
+                full join (
                     select c.\(unescaped: parent) as parent, c.\(unescaped: valueColumn) as value, c.position
                     from \(unescaped: child) c join listed l on l.parent = c.\(unescaped: parent)) c
                 on c.parent = d.parent and c.value = d.value
@@ -245,7 +245,7 @@ struct MergeSQL {
                 """,
                 "analyze list_diff",
             ]
-            let cleanUp: [PostgresQuery] = ["drop table list_diff", "drop table desired", "drop table listed"]
+            let cleanUp: [PostgresQuery] = ["drop table list_diff", "drop table listed"]
             // Each write (its child row named c) records the parents whose lists it changed.
             func touching(_ write: SQLFragment) -> PostgresQuery {
                 """
