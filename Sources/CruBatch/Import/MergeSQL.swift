@@ -183,7 +183,7 @@ struct MergeSQL {
         case firstLoad(ids: LineIDs?)
         /// By the staged row's key.
         case byKey
-        /// Every staged row named a stored one: its `merge_matched` id, found by line (after `match`).
+        /// Every staged row named a stored one: its `merge_matched` id and list cells (after `match`).
         case matched
     }
 
