@@ -18,13 +18,14 @@ struct LineIDs {
     /// What a staged line adds up to its row's id.
     let offset: Int
 
-    /// Reserves the block of ids for the staged lines of `table`'s load; nil when `stage` is empty.
+    /// Reserves the block of ids for the staged lines of `table`'s load; nil when `stage` is empty or
+    /// the table's `id` draws from no sequence (the load then finds each row by its key).
     static func reserve(table: String, connection: PostgresConnection) throws -> LineIDs? {
         try connection.execute("lock table \(identifier: table) in exclusive mode")
         let rows = try connection.query("""
             with lines as (select min(line) as first, max(line) as last from stage),
                  sequence as (select pg_get_serial_sequence(\(table), 'id') as name),
-                 next as (select nextval(name) as id from sequence, lines where first is not null)
+                 next as (select nextval(name) as id from sequence, lines where first is not null and name is not null)
             select next.id - lines.first, setval(sequence.name, next.id + lines.last - lines.first)
             from next, lines, sequence
             """).rows
