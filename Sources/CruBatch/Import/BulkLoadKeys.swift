@@ -27,6 +27,9 @@ struct BulkLoadKeys {
     /// Whether the load's own table is left with no index but its primary key: then the order of
     /// its inserts matters to no index (an identity key grows at its right edge in any order).
     let onlyPrimaryKeyLeft: Bool
+    /// The load's own table, locked against every other writer until the load commits or rolls
+    /// back: no other session inserts into it, or draws from its identity, meanwhile.
+    let lockedTable: String
 
     /// Drops the foreign keys of `tables` (and with `indexes`, their secondary indexes) when
     /// `newRows` is at least `minimumRows` and more than `table` (the load's own table) holds; nil
@@ -54,6 +57,8 @@ struct BulkLoadKeys {
                 and not exists (select from pg_constraint c where c.conindid = i.indexrelid)
                 """)
             try connection.query("select set_config('lock_timeout', \(lockWait), true)")
+            // Whatever keys and indexes it has, the load's own table is held against other writers.
+            try connection.execute("lock table \(identifier: table) in exclusive mode")
             try connection.execute(forEachKey("'alter table %s drop constraint %I'"))
             try connection.execute(forEachIndex("'drop index %s'"))
         } catch {
@@ -68,7 +73,7 @@ struct BulkLoadKeys {
         let onlyPrimaryKeyLeft = try connection.query("""
             select not exists (select from pg_index i where i.indrelid = \(table)::regclass and not i.indisprimary)
             """).scalar(Bool.self)
-        return BulkLoadKeys(onlyPrimaryKeyLeft: onlyPrimaryKeyLeft)
+        return BulkLoadKeys(onlyPrimaryKeyLeft: onlyPrimaryKeyLeft, lockedTable: table)
     }
 
     /// A block that runs `statement`, a `format` pattern over a key's table, name and definition, for

@@ -233,8 +233,9 @@ struct KindLoader {
             }
             // With the table locked for its keys' drop, a list-holding kind's rows get their ids by
             // their lines, and their lists need not be joined back to them by key.
-            let ids = try timings.measure("merge: insert") {
-                try keys != nil && !spec.lists.isEmpty ? LineIDs.reserve(table: spec.table, connection: connection) : nil
+            let ids = try timings.measure("merge: insert") { () throws -> LineIDs? in
+                guard let keys, !spec.lists.isEmpty else { return nil }
+                return try LineIDs.reserve(in: keys, connection: connection)
             }
             counts.inserted = try timings.measure("merge: insert") {
                 try connection.query(sql.insert(recording: false, inKeyOrder: !(keys?.onlyPrimaryKeyLeft ?? false), ids: ids))

@@ -195,17 +195,18 @@ struct MergeSQL {
             let join: SQLFragment = list.reference.map {
                 " join \(identifier: $0.table) r on \($0.key(over: "r")) = ord.v"
             } ?? ""
-            let cell: SQLFragment = if case .matched = parents { "m.\(identifier: column.name)" } else { "n.\(identifier: column.name)" }
-            let onlyGiven: SQLFragment = keep ? " where \(cell) is not null" : ""
             let child = SQLFragment(identifier: list.childTable), parent = SQLFragment(identifier: list.parentColumn)
             let valueColumn = SQLFragment(identifier: list.valueColumn)
-            // The matched rows' lists came along in `merge_matched`: no second join with the stage.
-            let (owner, owners): (SQLFragment, SQLFragment) = switch parents {
-            case .matched: ("m.merge_id", "merge_matched m")
-            case .firstLoad(let ids?): (ids.idOfStagedRow, resolved)
-            case .firstLoad(nil), .byKey: ("t.id", "\(resolved) join \(identifier: spec.table) t on \(spec.keyMatch)")
+            // Each list's parent, and where its cell is read (`source`, its row named `row`). The
+            // matched rows' cells came along in `merge_matched`: no second join with the stage.
+            let (owner, source, row): (SQLFragment, SQLFragment, SQLFragment) = switch parents {
+            case .matched: ("m.merge_id", "merge_matched m", "m")
+            case .firstLoad(let ids?): (ids.idOfStagedRow, resolved, "n")
+            case .firstLoad(nil), .byKey: ("t.id", "\(resolved) join \(identifier: spec.table) t on \(spec.keyMatch)", "n")
             }
-            let listed: SQLFragment = "select \(owner) as parent, \(cell) as list from \(owners)\(onlyGiven)"
+            let cell: SQLFragment = "\(row).\(identifier: column.name)"
+            let onlyGiven: SQLFragment = keep ? " where \(cell) is not null" : ""
+            let listed: SQLFragment = "select \(owner) as parent, \(cell) as list from \(source)\(onlyGiven)"
             // The items of the lists of `rows` (as `l`, with a `list` column), grouped by `key`: each
             // one's value (the referenced row's id) and its first position in its list.
             func items(of rows: SQLFragment, by key: SQLFragment) -> SQLFragment {
