@@ -258,6 +258,27 @@ struct WorkbookReaderTests {
         #expect(problem.message.contains(message), "\(problem.message)")
     }
 
+    @Test("a row numbered again or before the one above it, and a cell of a column given again, are malformed-workbook at that row or cell; the rows before are read", arguments: [
+        (textRow(2, ["a@x.edu"]) + textRow(2, ["b@x.edu"]), "Sheet1!2:", "row 2 comes after row 2"),
+        (textRow(3, ["a@x.edu"]) + textRow(2, ["b@x.edu"]), "Sheet1!2:", "row 2 comes after row 3"),
+        // As XMLParser reads it: a comment makes the scanner leave the sheet to it.
+        ("<!-- saved by hand -->" + textRow(2, ["a@x.edu"]) + textRow(2, ["b@x.edu"]), "Sheet1!2:", "row 2 comes after row 2"),
+        (textRow(2, ["a@x.edu"]) + #"<row r="3"><c r="B3" t="inlineStr"><is><t>b@x.edu</t></is></c>"#
+            + #"<c r="A3" t="inlineStr"><is><t>c@x.edu</t></is></c></row>"#, "Sheet1!A3:", "cell A3 comes after B3"),
+        (textRow(2, ["a@x.edu"]) + #"<row r="3"><c r="A3" t="inlineStr"><is><t>b@x.edu</t></is></c>"#
+            + #"<c r="A3" t="inlineStr"><is><t>c@x.edu</t></is></c></row>"#, "Sheet1!A3:", "cell A3 comes after A3"),
+    ])
+    func rowsAndCellsOutOfOrder(rows: String, location: String, message: String) throws {
+        var builder = PackageBuilder()
+        builder.addSheet("Sheet1", rows: textRow(1, ["email", "name"]) + rows)
+        let outcome = try read(builder)
+        #expect(outcome.rows.first?.cells.first == "a@x.edu")
+        let problem = try #require(outcome.diagnostic)
+        #expect(problem.code == .malformedWorkbook)
+        #expect(problem.rendered.hasPrefix("book.xlsx:" + location), "\(problem.rendered)")
+        #expect(problem.message.contains(message), "\(problem.message)")
+    }
+
     @Test("a date serial past 9999-12-31 or before 1900 reads as its digits, never an overflow")
     func outOfRangeDateSerials() throws {
         var builder = styledBuilder()
