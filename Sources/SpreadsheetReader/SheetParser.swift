@@ -234,8 +234,8 @@ private final class SheetParser: NSObject, XMLParserDelegate, XMLScanEvents {
                     + "outside the rows a sheet can have (1 to \(Self.maxRow))"
                 return fail(SheetFailure(row: row.number, message: message))
             }
-            // Rows come in increasing order (Excel repairs a sheet whose rows do not): a number
-            // given twice would name two rows, and every diagnostic and row would be ambiguous.
+            // Rows come in increasing order (Excel offers to repair a sheet whose rows do not): a
+            // number given twice would name two rows, and every diagnostic and row would be ambiguous.
             guard number > row.number else {
                 let message = "row \(number) comes after row \(row.number): a sheet's rows are numbered in increasing order"
                 return fail(SheetFailure(row: number, message: message))
@@ -250,7 +250,8 @@ private final class SheetParser: NSObject, XMLParserDelegate, XMLScanEvents {
                 let message = cell + " is outside the columns a sheet can have (A to XFD)"
                 return fail(SheetFailure(row: row.number, message: message))
             }
-            // Cells come in increasing column order: a column given twice would drop one value.
+            // Cells come in increasing column order (Excel ignores the cells after one that does
+            // not, LibreOffice keeps them): a column given twice would drop one value.
             guard next > column else {
                 let message = "cell \(Diagnostic.columnLetters(next))\(row.number) comes after "
                     + "\(Diagnostic.columnLetters(column))\(row.number): a row's cells are in increasing column order"
