@@ -233,14 +233,12 @@ struct KindLoader {
             }
             // With the table locked for its keys' drop, a list-holding kind's rows get their ids by
             // their lines, and their lists need not be joined back to them by key.
-            let ids = try timings.measure("merge: insert") { () throws -> LineIDs? in
-                guard let keys, !spec.lists.isEmpty else { return nil }
-                return try LineIDs.reserve(in: keys, connection: connection)
+            let (inserted, ids) = try timings.measure("merge: insert") { () throws -> (Int, LineIDs?) in
+                let ids = try keys.flatMap { spec.lists.isEmpty ? nil : try LineIDs.reserve(in: $0, connection: connection) }
+                let insert = sql.insert(recording: false, inKeyOrder: !(keys?.onlyPrimaryKeyLeft ?? false), ids: ids)
+                return (try connection.query(insert).scalar(Int.self), ids)
             }
-            counts.inserted = try timings.measure("merge: insert") {
-                try connection.query(sql.insert(recording: false, inKeyOrder: !(keys?.onlyPrimaryKeyLeft ?? false), ids: ids))
-                    .scalar(Int.self)
-            }
+            counts.inserted = inserted
             try timings.measure("merge: lists") { for statement in sql.listSync(.firstLoad(ids: ids)) { try connection.execute(statement) } }
             try timings.measure("merge: indexes built, foreign keys added back") { try keys?.restore(connection: connection) }
             counts.unchanged = staged - counts.inserted

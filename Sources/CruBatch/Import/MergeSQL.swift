@@ -123,12 +123,12 @@ struct MergeSQL {
         let record: SQLFragment = tracksLists && recording
             ? ", recorded as (insert into merge_fresh select id from inserted)" : ""
         let order: SQLFragment = inKeyOrder ? " order by \(keyOrder)" : ""
-        let (columns, values): (SQLFragment, SQLFragment) = ids.map {
-            ("id, \(insertedColumns)) overriding system value", "\($0.idOfStagedRow), \(insertedValues)")
-        } ?? ("\(insertedColumns))", insertedValues)
+        let (id, overriding, idValue): (SQLFragment, SQLFragment, SQLFragment) = ids.map {
+            ("id, ", " overriding system value", "\($0.idOfStagedRow), ")
+        } ?? ("", "", "")
         return """
-            with inserted as (insert into \(identifier: spec.table) (\(unescaped: columns)
-            select \(unescaped: values) from \(unescaped: resolved)
+            with inserted as (insert into \(identifier: spec.table) (\(unescaped: id)\(unescaped: insertedColumns))\(unescaped: overriding)
+            select \(unescaped: idValue)\(unescaped: insertedValues) from \(unescaped: resolved)
             where not exists (select 1 from \(identifier: spec.table) t where \(unescaped: spec.keyMatch))\
             \(unescaped: order) returning id)\(unescaped: record)
             select count(*) from inserted
