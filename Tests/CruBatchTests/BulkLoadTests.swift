@@ -108,6 +108,61 @@ struct BulkLoadTests {
         #expect(try keys(database).map(\.definition) == before.map(\.definition))
     }
 
+    @Test("a first load of 12,000 as Excel saves a CSV (CRLF), one email typed again in other case with spaces: refused at its line, the rest loads through the index rebuild")
+    func repeatedEmailInBulkLoad() throws {
+        let database = try TestDatabase()
+        var text = "email,first_name,last_name\r\n"
+        for n in 0..<12_000 { text += "student\(n)@calpoly.edu,Sam,Student\(n)\r\n" }
+        text += " Student7@CalPoly.edu ,Sam,Student7\r\n"
+        let indexesBefore = try indexes(database)
+        let (refused, storedAfterRefusal, skipped) = try withTemporaryFile(bytes(text), named: "students.csv") { file in
+            (try database.run(["import", "students", file]), try database.count("select count(*) from people"),
+             try database.run(["import", "students", file, "--on-error", "skip"]))
+        }
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(storedAfterRefusal == 0, "an error writes nothing")
+        #expect(refused.stderr.contains("students.csv:12002:1: error[duplicate-key]: this email appears more than once in the file (first on line 9)"),
+                "\(refused.stderr)")
+        #expect(skipped.status == 1, "\(skipped.stderr)")
+        #expect(try database.count("select count(*) from people") == 12_000)
+        #expect(try indexes(database).map(\.definition) == indexesBefore.map(\.definition))
+        let again = #expect(throws: PostgresError.self) {
+            try database.connect().execute("insert into people (email, first_name, last_name) values ('student7@calpoly.edu', 'A', 'B')")
+        }
+        #expect(again?.sqlState == "23505", "\(String(describing: again))")
+    }
+
+    @Test("a first load of 12,000 whose ids come from their lines: each student's ministries are on their own row past a refused row and quoted newlines, and the next insert takes an id after the load's")
+    func firstLoadListsByLine() throws {
+        let database = try TestDatabase(importing: "central-coast")
+        // Even students are in one ministry, odd ones in two; every 1000th row's notes span three
+        // lines, and a row with a bad email (and a list of its own) sits in the middle.
+        var text = "email,first_name,last_name,phone,sex,school_year,campus,ministries,notes\n"
+        for n in 0..<12_000 {
+            if n == 6_000 { text += "not an email,Sam,Refused,805-555-0100,male,2,calpoly,epic-calpoly,\n" }
+            text += "\(Self.lastName(n).lowercased())@bulk.example.edu,Sam,\(Self.lastName(n)),"
+                + "805-\(200 + n / 10_000)-\(String(format: "%04d", n % 10_000)),\(n % 2 == 0 ? "female" : "male"),2,calpoly,"
+                + (n % 2 == 0 ? "cru-calpoly" : "cru-calpoly;epic-calpoly") + (n % 1000 == 0 ? ",\"met at\nthe\nfair\"\n" : ",\n")
+        }
+        let result = try withTemporaryFile(bytes(text), named: "students.csv") { path in
+            try database.run(["import", "students", path, "--on-error", "skip"])
+        }
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("error[invalid-email]"), "\(result.stderr)")
+        #expect(try database.count("select count(*) from people where email like '%@bulk.example.edu'") == 12_000)
+        #expect(try database.count("""
+            select count(*) from people p where p.email like '%@bulk.example.edu'
+            and (select string_agg(m.code, ';' order by pm.position) from person_ministries pm
+                 join ministries m on m.id = pm.ministry_id where pm.person_id = p.id)
+                is distinct from case p.sex when 'female' then 'cru-calpoly' else 'cru-calpoly;epic-calpoly' end
+            """) == 0)
+        #expect(try database.count("select count(*) from person_ministries pm join people p on p.id = pm.person_id where p.email like '%@bulk.example.edu'") == 18_000)
+        let next = try database.connect().query("""
+            insert into people (email, first_name, last_name) values ('after@bulk.example.org', 'Ana', 'After') returning id
+            """).scalar(Int.self)
+        #expect(try database.count("select count(*) from people where id >= \(next) and email <> 'after@bulk.example.org'") == 0)
+    }
+
     /// 12,000 new students as a campus sheet holds them: headers as people type them, phones
     /// formatted, school years 1 to 3, ministries typed as names, codes and repeats in other case
     /// (the school year says which), and every 500th row's notes on two lines; as Excel saves it as
