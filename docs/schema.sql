@@ -185,19 +185,29 @@ end $$;
 
 CREATE FUNCTION public.create_run_changes_view() RETURNS void
     LANGUAGE plpgsql
-    AS $$
+    AS $_$
 begin
     execute 'create or replace view run_changes as
         select id, run_id, table_name, row_id, operation, before, after, changed_at from run_images'
         || (select string_agg(format(
-               ' union all select i.change_id, i.change_run, %L::text, %s, ''insert''::text, null::jsonb,
-                     to_jsonb(i) - ''{change_run,change_id,changed_at}''::text[], i.changed_at from %I i',
-               c.relname,
-               case when exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'id'
-                                 and not a.attisdropped) then 'i.id' else 'null::bigint' end,
-               run_inserted_table(c.relname)), '' order by c.relname)
-            from run_logged_tables() t join pg_class c on c.oid = t);
-end $$;
+               ' union all select i.change_id, i.change_run, %1$L::text, %2$s, ''insert''::text, null::jsonb,
+                     to_jsonb(i) - ''{change_run,change_id,changed_at}''::text[], i.changed_at from %3$I i
+                 union all select b.change_id, b.change_run, %1$L::text, a.row_id,
+                     run_change_operation(b.image, a.image), b.image, a.image, b.changed_at
+                 from (select u.change_run, u.change_id, u.changed_at,
+                              to_jsonb(u) - ''{change_run,change_id,changed_at,change_after}''::text[] as image
+                       from %4$I u where not u.change_after) b
+                 join (select u.change_run, u.change_id, %5$s as row_id,
+                              to_jsonb(u) - ''{change_run,change_id,changed_at,change_after}''::text[] as image
+                       from %4$I u where u.change_after) a using (change_run, change_id)',
+               c.relname, case when c.has_id then 'i.id' else 'null::bigint' end,
+               run_inserted_table(c.relname), run_updated_table(c.relname),
+               case when c.has_id then 'u.id' else 'null::bigint' end), '' order by c.relname)
+            from run_logged_tables() t
+            join lateral (select c.relname, exists (select from pg_attribute a where a.attrelid = c.oid
+                                                    and a.attname = 'id' and not a.attisdropped) as has_id
+                          from pg_class c where c.oid = t) c on true);
+end $_$;
 
 CREATE FUNCTION public.csv_safe(value text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -558,11 +568,11 @@ end $_$;
 
 CREATE FUNCTION public.record_run_update() RETURNS trigger
     LANGUAGE plpgsql
-    SET "TimeZone" TO 'UTC'
     AS $_$
 declare
     run bigint := nullif(current_setting('crubatch.run_id', true), '')::bigint;
     key text;
+    copy text := run_updated_table(tg_table_name);
 begin
     if run is null then
         return null;
@@ -571,12 +581,14 @@ begin
     from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
     where i.indrelid = tg_relid and i.indisprimary;
     execute format($sql$
-        insert into run_images (run_id, table_name, row_id, operation, before, after)
-        select $1, $2, (after_image->>'id')::bigint, run_change_operation(before_image, after_image),
-               before_image, after_image
-        from old_rows old_row join new_rows new_row using (%s),
-             lateral to_jsonb(old_row) before_image, lateral to_jsonb(new_row) after_image
-        $sql$, key) using run, tg_table_name;
+        with pairs as materialized (
+            select nextval('run_images_id_seq') as change_id, %1$s from old_rows join new_rows using (%1$s)),
+        befores as (insert into %2$I (change_run, change_id, changed_at, change_after, %3$s)
+                    select $1, p.change_id, now(), false, %4$s from old_rows o join pairs p using (%1$s))
+        insert into %2$I (change_run, change_id, changed_at, change_after, %3$s)
+        select $1, p.change_id, now(), true, %5$s from new_rows n join pairs p using (%1$s)
+        $sql$, key, copy, run_copy_columns(tg_relid, copy), run_copy_columns(tg_relid, copy, 'o.'),
+        run_copy_columns(tg_relid, copy, 'n.')) using run;
     return null;
 end $_$;
 
@@ -606,6 +618,22 @@ CREATE FUNCTION public.run_change_operation(before jsonb, after jsonb) RETURNS t
     end
 $$;
 
+CREATE FUNCTION public.run_copy_columns(logged regclass, copy text, prefix text DEFAULT ''::text) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+    select string_agg(prefix || quote_ident(a.attname), ', ' order by a.attnum) from pg_attribute a
+    where a.attrelid = logged and a.attnum > 0 and not a.attisdropped
+    and exists (select from pg_attribute c
+                where c.attrelid = copy::regclass and c.attname = a.attname and not c.attisdropped
+                and c.attnum > run_copy_meta_columns((select relname from pg_class where oid = logged), copy))
+$$;
+
+CREATE FUNCTION public.run_copy_meta_columns(logged text, copy text) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select case when copy = run_updated_table(logged) then 4 else 3 end
+$$;
+
 CREATE FUNCTION public.run_inserted_columns(logged regclass) RETURNS text
     LANGUAGE sql STABLE
     AS $$
@@ -631,6 +659,12 @@ CREATE FUNCTION public.run_logged_tables() RETURNS SETOF regclass
     order by c.relname
 $$;
 
+CREATE FUNCTION public.run_updated_table(logged text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select 'run_updated_' || logged
+$$;
+
 CREATE FUNCTION public.skip_notification_of_inactive_membership() RETURNS trigger
     LANGUAGE plpgsql
     SET enable_seqscan TO 'off'
@@ -649,40 +683,44 @@ begin
     return new;
 end $$;
 
-CREATE FUNCTION public.sync_run_inserted_tables() RETURNS void
+CREATE FUNCTION public.sync_run_copies() RETURNS void
     LANGUAGE plpgsql
     AS $$
 declare
     logged record;
     copy text;
+    meta int;
     change record;
     created boolean := false;
 begin
     for logged in select c.oid, c.relname from run_logged_tables() t join pg_class c on c.oid = t loop
-        copy := run_inserted_table(logged.relname);
-        if to_regclass(copy) is null then
-            execute format('create table %I (change_run bigint not null, change_id bigint not null,
-                            changed_at timestamptz not null)', copy);
-            created := true;
-        end if;
-        for change in
-            select attname, format_type(a.atttypid, a.atttypmod) as type,
-                   a.attnum is null as gone, c.attnum is null as missing
-            from (select attname, attnum, atttypid, atttypmod from pg_attribute
-                  where attrelid = logged.oid and attnum > 0 and not attisdropped) a
-            full join (select attname, attnum, atttypid, atttypmod from pg_attribute
-                       where attrelid = copy::regclass and attnum > 3 and not attisdropped) c using (attname)
-            where a.attnum is null or c.attnum is null or (a.atttypid, a.atttypmod) <> (c.atttypid, c.atttypmod)
-            order by a.attnum
-        loop
-            if change.gone then
-                execute format('alter table %I drop column %I', copy, change.attname);
-            elsif change.missing then
-                execute format('alter table %I add column %I %s', copy, change.attname, change.type);
-            else
-                execute format('alter table %I alter column %I type %s using %I::%s',
-                               copy, change.attname, change.type, change.attname, change.type);
+        foreach copy in array array[run_inserted_table(logged.relname), run_updated_table(logged.relname)] loop
+            meta := run_copy_meta_columns(logged.relname, copy);
+            if to_regclass(copy) is null then
+                execute format('create table %I (change_run bigint not null, change_id bigint not null,
+                                changed_at timestamptz not null%s)',
+                               copy, case when meta = 4 then ', change_after boolean not null' else '' end);
+                created := true;
             end if;
+            for change in
+                select attname, format_type(a.atttypid, a.atttypmod) as type,
+                       a.attnum is null as gone, c.attnum is null as missing
+                from (select attname, attnum, atttypid, atttypmod from pg_attribute
+                      where attrelid = logged.oid and attnum > 0 and not attisdropped) a
+                full join (select attname, attnum, atttypid, atttypmod from pg_attribute
+                           where attrelid = copy::regclass and attnum > meta and not attisdropped) c using (attname)
+                where a.attnum is null or c.attnum is null or (a.atttypid, a.atttypmod) <> (c.atttypid, c.atttypmod)
+                order by a.attnum
+            loop
+                if change.gone then
+                    execute format('alter table %I drop column %I', copy, change.attname);
+                elsif change.missing then
+                    execute format('alter table %I add column %I %s', copy, change.attname, change.type);
+                else
+                    execute format('alter table %I alter column %I type %s using %I::%s',
+                                   copy, change.attname, change.type, change.attname, change.type);
+                end if;
+            end loop;
         end loop;
     end loop;
     if created then
@@ -1548,6 +1586,335 @@ CREATE TABLE public.run_inserted_terms (
     updated_at timestamp with time zone
 );
 
+CREATE TABLE public.run_updated_attendance (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    event_id bigint,
+    person_id bigint,
+    checked_in_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_campuses (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    city text,
+    state text,
+    country text,
+    timezone text,
+    url text,
+    calendar_url text,
+    map_url text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_community_groups (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    code text,
+    ministry_id bigint,
+    name text,
+    meeting_day text,
+    meeting_time time without time zone,
+    location text,
+    audience text,
+    sex text,
+    capacity integer,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    first_meeting date,
+    last_meeting date
+);
+
+CREATE TABLE public.run_updated_event_ministries (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    event_id bigint,
+    ministry_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_updated_events (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    starts_at timestamp with time zone,
+    ends_at timestamp with time zone,
+    timezone text,
+    location text,
+    rideshare text,
+    url text,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    all_day boolean,
+    recurrence text,
+    exceptions timestamp with time zone[],
+    uid text
+);
+
+CREATE TABLE public.run_updated_group_leaders (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    group_id bigint,
+    person_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_updated_memberships (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    group_id bigint,
+    person_id bigint,
+    status text,
+    joined_at timestamp with time zone,
+    source text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    ended_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_ministries (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    campus_id bigint,
+    description text,
+    url text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    contact_email text
+);
+
+CREATE TABLE public.run_updated_ministry_teams (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    code text,
+    ministry_id bigint,
+    name text,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_people (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    email text,
+    first_name text,
+    last_name text,
+    phone text,
+    sex text,
+    school_year smallint,
+    grad_year smallint,
+    campus_id bigint,
+    is_leader boolean,
+    is_staff boolean,
+    staff_role text,
+    notifications_opt_out boolean,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    forgotten_at timestamp with time zone,
+    is_member boolean,
+    origin text
+);
+
+CREATE TABLE public.run_updated_person_aliases (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    person_id bigint,
+    email text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_person_ministries (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    person_id bigint,
+    ministry_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_updated_resource_topics (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    resource_id bigint,
+    topic text,
+    "position" smallint
+);
+
+CREATE TABLE public.run_updated_resources (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    url text,
+    title text,
+    type text,
+    author text,
+    published_on date,
+    leaders_only boolean,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_ride_offers (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    event_id bigint,
+    driver_id bigint,
+    direction text,
+    seats smallint,
+    departs_to timestamp with time zone,
+    departs_from timestamp with time zone,
+    pickup_location text,
+    latitude numeric(8,6),
+    longitude numeric(9,6),
+    postal_code text,
+    status text,
+    ended_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_ride_pairings (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    offer_id bigint,
+    request_id bigint,
+    leg text,
+    ended_at timestamp with time zone,
+    end_reason text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_ride_requests (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    event_id bigint,
+    passenger_id bigint,
+    direction text,
+    pickup_location text,
+    latitude numeric(8,6),
+    longitude numeric(9,6),
+    postal_code text,
+    earliest_departure timestamp with time zone,
+    latest_departure timestamp with time zone,
+    status text,
+    ended_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_summer_missions (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    code text,
+    name text,
+    starts_on date,
+    ends_on date,
+    location text,
+    cost numeric(10,2),
+    leaders text,
+    url text,
+    description text,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone,
+    archived_at timestamp with time zone
+);
+
+CREATE TABLE public.run_updated_team_leaders (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    team_id bigint,
+    person_id bigint,
+    "position" smallint
+);
+
+CREATE TABLE public.run_updated_terms (
+    change_run bigint NOT NULL,
+    change_id bigint NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    change_after boolean NOT NULL,
+    id bigint,
+    campus_id bigint,
+    code text,
+    name text,
+    starts_on date,
+    ends_on date,
+    breaks jsonb,
+    archived_at timestamp with time zone,
+    created_at timestamp with time zone,
+    updated_at timestamp with time zone
+);
+
 CREATE VIEW public.run_changes AS
  SELECT run_images.id,
     run_images.run_id,
@@ -1569,6 +1936,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_attendance i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'attendance'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_attendance u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_attendance u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'campuses'::text AS table_name,
@@ -1578,6 +1966,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_campuses i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'campuses'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_campuses u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_campuses u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1589,6 +1998,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_community_groups i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'community_groups'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_community_groups u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_community_groups u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'event_ministries'::text AS table_name,
@@ -1598,6 +2028,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_event_ministries i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'event_ministries'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_event_ministries u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            NULL::bigint AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_event_ministries u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1609,6 +2060,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_events i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'events'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_events u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_events u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'group_leaders'::text AS table_name,
@@ -1618,6 +2090,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_group_leaders i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'group_leaders'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_group_leaders u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            NULL::bigint AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_group_leaders u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1629,6 +2122,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_memberships i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'memberships'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_memberships u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_memberships u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'ministries'::text AS table_name,
@@ -1638,6 +2152,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_ministries i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'ministries'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ministries u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ministries u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1649,6 +2184,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_ministry_teams i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'ministry_teams'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ministry_teams u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ministry_teams u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'people'::text AS table_name,
@@ -1658,6 +2214,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_people i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'people'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_people u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_people u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1669,6 +2246,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_person_aliases i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'person_aliases'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_person_aliases u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_person_aliases u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'person_ministries'::text AS table_name,
@@ -1678,6 +2276,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_person_ministries i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'person_ministries'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_person_ministries u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            NULL::bigint AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_person_ministries u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1689,6 +2308,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_resource_topics i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'resource_topics'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_resource_topics u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            NULL::bigint AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_resource_topics u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'resources'::text AS table_name,
@@ -1698,6 +2338,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_resources i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'resources'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_resources u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_resources u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1709,6 +2370,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_ride_offers i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'ride_offers'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ride_offers u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ride_offers u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'ride_pairings'::text AS table_name,
@@ -1718,6 +2400,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_ride_pairings i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'ride_pairings'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ride_pairings u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ride_pairings u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1729,6 +2432,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_ride_requests i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'ride_requests'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ride_requests u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_ride_requests u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'summer_missions'::text AS table_name,
@@ -1738,6 +2462,27 @@ UNION ALL
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
    FROM public.run_inserted_summer_missions i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'summer_missions'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_summer_missions u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_summer_missions u
+          WHERE u.change_after) a USING (change_run, change_id))
 UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
@@ -1749,6 +2494,27 @@ UNION ALL
     i.changed_at
    FROM public.run_inserted_team_leaders i
 UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'team_leaders'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_team_leaders u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            NULL::bigint AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_team_leaders u
+          WHERE u.change_after) a USING (change_run, change_id))
+UNION ALL
  SELECT i.change_id AS id,
     i.change_run AS run_id,
     'terms'::text AS table_name,
@@ -1757,7 +2523,28 @@ UNION ALL
     NULL::jsonb AS before,
     (to_jsonb(i.*) - '{change_run,change_id,changed_at}'::text[]) AS after,
     i.changed_at
-   FROM public.run_inserted_terms i;
+   FROM public.run_inserted_terms i
+UNION ALL
+ SELECT b.change_id AS id,
+    b.change_run AS run_id,
+    'terms'::text AS table_name,
+    a.row_id,
+    public.run_change_operation(b.image, a.image) AS operation,
+    b.image AS before,
+    a.image AS after,
+    b.changed_at
+   FROM (( SELECT u.change_run,
+            u.change_id,
+            u.changed_at,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_terms u
+          WHERE (NOT u.change_after)) b
+     JOIN ( SELECT u.change_run,
+            u.change_id,
+            u.id AS row_id,
+            (to_jsonb(u.*) - '{change_run,change_id,changed_at,change_after}'::text[]) AS image
+           FROM public.run_updated_terms u
+          WHERE u.change_after) a USING (change_run, change_id));
 
 ALTER TABLE public.run_images ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME public.run_images_id_seq

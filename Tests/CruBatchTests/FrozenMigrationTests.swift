@@ -42,6 +42,7 @@ struct FrozenMigrationTests {
         33: "e659edc0db841d2ade1617e67149d99e807ae09bfb3513f3255285bdb4ee2822",
         34: "a7883c2007118159e6dd3320346c4e6ef9146894e8b93f24a52b64f9984f9d00",
         35: "05a186d3b53f327bd2ff9a3cecf8fff2c5ae66c1ee41f43ed5f4a9bb62c7d5c4",
+        36: "e1bd4ba23caf5432d3f10a43fbdb9569f06fe007f2bc2b240ef59757b068afd6",
     ]
 
     @Test("every migration's text is the one pinned for its version, and every version is pinned")

@@ -3,9 +3,9 @@ import CruBatchTestSupport
 import PostgresClient
 import Testing
 
-/// The rows a run inserts, kept as rows of a copy of their table and read back as images through
-/// `run_changes`.
-@Suite("change log: inserted rows")
+/// The rows a run inserts or updates, kept as rows of copies of their table and read back as images
+/// through `run_changes`.
+@Suite("change log: inserted and updated rows")
 struct InsertedRowsTests {
     private let scratch = ScratchDirectory()
 
@@ -59,6 +59,55 @@ struct InsertedRowsTests {
         #expect(try database.count("select count(*) from ministries") == 0)
     }
 
+    @Test("update images written before the change read back the same; later updates are rows, read back before and after with their operation, and undo takes them back")
+    func updatedRowsAsRows() throws {
+        let database = try TestDatabase.empty()
+        let connection = try database.connect()
+        _ = try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 36 }).migrate()
+        let first = try insertingRun(on: connection, codes: ["calpoly"])
+        let before = try connection.query(Self.log).texts
+        #expect(before.filter { $0[4] == "update" }.count == 1, "\(before)")
+
+        #expect(try database.run(["migrate"]).status == 0)
+        #expect(try connection.query(Self.log).texts == before)
+        #expect(try database.count("select count(*) from run_images where operation = 'update'") == 1)
+
+        let run = WriterRun(connection: connection, kind: .import(.campuses), file: "campuses.csv",
+                            locks: .imports([.campuses], wait: false))
+        let second = try run.perform { _ in
+            try connection.query("update campuses set name = 'Cal Poly SLO', city = 'San Luis Obispo' where code = 'calpoly'")
+            try connection.query("update campuses set archived_at = '2026-12-01 08:00:00+00' where code = 'calpoly'")
+        } then: { ids in
+            try run.log.finish(ids[0], status: .succeeded)
+        }.ids[0]
+        #expect(try database.count("select count(*) from run_images where run_id = \(second)") == 0)
+        #expect(try connection.query("""
+            select change_after::text, name, city, archived_at is not null from run_updated_campuses order by change_id, change_after
+            """).texts == [["false", "Renamed", nil, "f"], ["true", "Cal Poly SLO", "San Luis Obispo", "f"],
+                           ["false", "Cal Poly SLO", "San Luis Obispo", "f"], ["true", "Cal Poly SLO", "San Luis Obispo", "t"]])
+        try connection.execute("set time zone 'UTC'")
+        let id = try connection.query("select id::text from campuses where code = 'calpoly'").text
+        #expect(try connection.query("""
+            select table_name, row_id::text, operation, before->>'name', after->>'name', after->>'city', after->>'archived_at'
+            from run_changes where run_id = \(second) order by id
+            """).texts == [["campuses", id, "update", "Renamed", "Cal Poly SLO", "San Luis Obispo", nil],
+                           ["campuses", id, "archive", "Cal Poly SLO", "Cal Poly SLO", "San Luis Obispo", "2026-12-01T08:00:00+00:00"]])
+        // Each image holds every column of the table, as the trigger's images did.
+        #expect(try connection.query("""
+            select count(*) from run_changes c, campuses t
+            where c.run_id = \(second) and (select array_agg(k order by k) from jsonb_object_keys(c.after) k)
+                = (select array_agg(k order by k) from jsonb_object_keys(to_jsonb(t)) k)
+            """).scalar(Int.self) == 2)
+        let shown = try database.run(["runs", "show", String(second)])
+        #expect(shown.stdout.contains("campuses"), "\(shown.stdout)")
+
+        #expect(try database.run(["undo", String(second)]).status == 0)
+        #expect(try connection.query("select name, city, archived_at is null from campuses where code = 'calpoly'").texts
+            == [["Renamed", nil, "t"]])
+        #expect(try database.run(["undo", String(first)]).status == 0)
+        #expect(try database.count("select count(*) from campuses") == 0)
+    }
+
     @Test("a column added outside a migration: writers go on inserting what the copy holds, and the next migrate copies it too")
     func columnAddedOutsideMigrations() throws {
         let database = try TestDatabase()
@@ -70,7 +119,9 @@ struct InsertedRowsTests {
             """) == 0)
 
         #expect(try database.run(["migrate"]).status == 0)
-        #expect(try columns(of: "campuses", on: connection).last == ["motto", "text"])
+        for copy in copies(of: "campuses") {
+            #expect(try columns(of: "campuses", copy: copy, on: connection).last == ["motto", "text"], "\(copy.name)")
+        }
         let second = try insertingRun(on: connection, codes: ["cuesta"])
         #expect(try connection.query("""
             select after->>'motto' from run_changes where run_id = \(second) and table_name = 'campuses' and operation = 'insert'
@@ -83,14 +134,20 @@ struct InsertedRowsTests {
         #expect(try database.count("select count(*) from campuses where code = 'cuesta'") == 0)
     }
 
-    /// The columns of a table with their types, or of its copy of inserted rows after the copy's
-    /// three of the log's own.
-    private func columns(of table: String, copy: Bool = true, on connection: PostgresConnection) throws -> [[String?]] {
+    /// The columns of a table with their types, or of one of its copies (`LoggedTable.copies`) after
+    /// the copy's columns of the log's own.
+    private func columns(of table: String, copy: (name: String, metaColumns: Int)? = nil,
+                         on connection: PostgresConnection) throws -> [[String?]] {
         try connection.query("""
             select attname, format_type(atttypid, atttypmod) from pg_attribute
-            where attrelid = \(copy ? LoggedTable.insertedCopy(of: table) : table)::regclass
-            and attnum > \(copy ? 3 : 0) and not attisdropped order by attnum
+            where attrelid = \(copy?.name ?? table)::regclass
+            and attnum > \(copy?.metaColumns ?? 0) and not attisdropped order by attnum
             """).texts
+    }
+
+    /// Each copy of `table`'s rows: as inserted, as updated.
+    private func copies(of table: String) -> [(name: String, metaColumns: Int)] {
+        LoggedTable.copies(of: table)
     }
 
     @Test("a later migration that adds, drops and retypes columns of logged tables changes their copies the same way; runs, undo and forget go on")
@@ -106,8 +163,10 @@ struct InsertedRowsTests {
             """)
         _ = try Migrator(connection: connection, migrations: Migration.all + [later]).migrate()
 
-        #expect(try columns(of: "campuses", on: connection) == columns(of: "campuses", copy: false, on: connection))
-        #expect(try columns(of: "people", on: connection).last == ["pronouns", "text"])
+        for copy in copies(of: "campuses") + copies(of: "people") {
+            let table = copy.name.hasSuffix("people") ? "people" : "campuses"
+            #expect(try columns(of: table, copy: copy, on: connection) == columns(of: table, on: connection), "\(copy.name)")
+        }
         #expect(try database.count("""
             select count(*) from run_changes where run_id = \(before) and operation = 'insert' and after ? 'map_url'
             """) == 0)
@@ -130,7 +189,7 @@ struct InsertedRowsTests {
         #expect(try database.count("select count(*) from run_changes where after::text like '%Pat%'") == 0)
     }
 
-    @Test("every table the log records inserts of has its copy, and run_changes reads every copy")
+    @Test("every table the log records inserts of has its copies, and run_changes reads every copy")
     func everyLoggedTableCopied() throws {
         let database = try TestDatabase()
         let connection = try database.connect()
@@ -142,9 +201,10 @@ struct InsertedRowsTests {
         #expect(Set(logged) == Set(LoggedTable.dependencyOrder))
         let view = try #require(try connection.query("select pg_get_viewdef('run_changes')").text)
         for table in logged {
-            let copy = LoggedTable.insertedCopy(of: table)
-            #expect(try connection.query("select to_regclass(\(copy))::text").text == copy)
-            #expect(view.contains(copy), "\(table)")
+            for (copy, _) in copies(of: table) {
+                #expect(try connection.query("select to_regclass(\(copy))::text").text == copy)
+                #expect(view.contains(copy), "\(table)")
+            }
         }
     }
 }

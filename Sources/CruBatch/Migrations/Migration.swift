@@ -23,7 +23,7 @@ public struct Migration: Sendable {
         peopleDuplicates, triggerLookupsRobustToStatistics, membershipChecksPerStatement, pairingChecksPerStatement,
         insertedRowsAsRows, outboxReferencesPerStatement, dedupeKeysInByteOrder, referenceChecksInOnePass,
         newPairingsToldDirectly, outboxIndexesInUse, newMembershipsToldDirectly, sourcesTablesState, peopleMatchEvidence,
-        staffAccounts, phoneCheckWithoutBoundedRepeat,
+        staffAccounts, phoneCheckWithoutBoundedRepeat, updatedRowsAsRows,
     ]
 }
 
@@ -111,11 +111,11 @@ public struct Migrator {
                     values (\(migration.version), \(migration.name), \(migration.checksum))
                     """)
             }
-            // What the migrations (or a change made by hand) did to a logged table, its copy of
-            // inserted rows follows; nothing when they are in line.
+            // What the migrations (or a change made by hand) did to a logged table, its copies of
+            // inserted and updated rows follow; nothing when they are in line.
             try connection.execute("""
                 do $$ begin
-                    if to_regproc('sync_run_inserted_tables') is not null then perform sync_run_inserted_tables(); end if;
+                    if to_regproc('sync_run_copies') is not null then perform sync_run_copies(); end if;
                 end $$
                 """)
             return pending

@@ -52,6 +52,18 @@ struct LoggedTable {
         "run_inserted_" + table
     }
 
+    /// The table holding the rows a run updated in `table`, each as it was before and after the
+    /// change; `run_changes` reads each pair as images before and after.
+    static func updatedCopy(of table: String) -> String {
+        "run_updated_" + table
+    }
+
+    /// The copies of `table`'s rows the log keeps, each with the number of the log's own columns it
+    /// starts with.
+    static func copies(of table: String) -> [(name: String, metaColumns: Int)] {
+        [(insertedCopy(of: table), 3), (updatedCopy(of: table), 4)]
+    }
+
     /// SQL: a row's primary key as jsonb, taken from the image `image` (`{"id": 12}`).
     func key(of image: SQLFragment) -> SQLFragment {
         let pairs = primaryKey.map { column -> SQLFragment in "\(literal: column), \(image)->\(literal: column)" }

@@ -8,7 +8,7 @@ import PostgresClient
 /// offers and requests are cancelled, the notifications about them or to them are deleted (the ride
 /// messages about their pairings and the newcomer messages about their check-ins too: a message
 /// naming "Forgotten Person" would tell nothing), and the earlier change images of those rows
-/// (`run_images`, and the rows' copies as inserted) get the same placeholders. Their email aliases
+/// (`run_images`, and the rows' copies as inserted and as updated) get the same placeholders. Their email aliases
 /// (`people merge`) are deleted, and the images of the aliases and of the people merged into them
 /// scrubbed. The run is recorded (kind `forget`, by whom, when) with one `run_images` row that
 /// names the person's id and who asked, without the data; the erasure itself is not logged, so its
@@ -148,8 +148,8 @@ public struct PersonalDataEraser {
 
     /// Gives the personal columns of the person's rows in one table their placeholders, first in the
     /// earlier change images of those rows (found by id, or by key for rows since deleted): the
-    /// images of updates and deletes, then the rows' copies as inserted; then in the rows. Returns
-    /// how many images were scrubbed.
+    /// images kept as JSON, then the rows' copies as inserted and as updated; then in the rows.
+    /// Returns how many images were scrubbed.
     private func erase(_ erasure: PersonalColumns.Erasure, of personID: Int) throws -> Int {
         let sameKey = SQLFragment(joining: (["before", "after"] as [SQLFragment]).map { side -> SQLFragment in
             let equal = erasure.keyColumns.map { column -> SQLFragment in
@@ -164,12 +164,12 @@ public struct PersonalDataEraser {
                   from \(identifier: erasure.table) t where t.\(identifier: erasure.personColumn) = \(personID)) e
             where c.table_name = \(erasure.table) and (c.row_id = e.id or \(unescaped: sameKey))
             """).affectedRows
-        if let copied = try copyPart(of: erasure) {
-            let sameCopiedKey = SQLFragment(joining: erasure.keyColumns.map { column -> SQLFragment in
-                "c.\(identifier: column) = t.\(identifier: column)"
-            }, separator: " and ")
+        let sameCopiedKey = SQLFragment(joining: erasure.keyColumns.map { column -> SQLFragment in
+            "c.\(identifier: column) = t.\(identifier: column)"
+        }, separator: " and ")
+        for (copy, copied) in try copyParts(of: erasure) {
             scrubbed += try connection.query("""
-                update \(identifier: LoggedTable.insertedCopy(of: erasure.table)) c set \(unescaped: copied.assignments)
+                update \(identifier: copy) c set \(unescaped: copied.assignments)
                 from \(identifier: erasure.table) t
                 where t.\(identifier: erasure.personColumn) = \(personID) and (c.id = t.id or (\(unescaped: sameCopiedKey)))
                 """).affectedRows
@@ -191,10 +191,12 @@ public struct PersonalDataEraser {
             update run_images c set before = c.before || \(unescaped: aliasImage), after = c.after || \(unescaped: aliasImage)
             where c.table_name = 'person_aliases' and coalesce(c.after, c.before)->>'email' in \(unescaped: aliases)
             """).affectedRows
-        scrubbed += try connection.query("""
-            update \(identifier: LoggedTable.insertedCopy(of: "person_aliases")) c set email = 'forgotten-alias-' || c.id || '@invalid'
-            where c.email in \(unescaped: aliases)
-            """).affectedRows
+        for (copy, _) in LoggedTable.copies(of: "person_aliases") {
+            scrubbed += try connection.query("""
+                update \(identifier: copy) c set email = 'forgotten-alias-' || c.id || '@invalid'
+                where c.email in \(unescaped: aliases)
+                """).affectedRows
+        }
         if let people = personalColumns.erasures.first(where: { $0.table == PersonalColumns.people }) {
             scrubbed += try connection.query("""
                 update run_images c set before = c.before || e.image, after = c.after || e.image
@@ -203,9 +205,9 @@ public struct PersonalDataEraser {
                       where i.table_name = 'people' and t.email in \(unescaped: aliases)) e
                 where c.id = e.id
                 """).affectedRows
-            if let copied = try copyPart(of: people) {
+            for (copy, copied) in try copyParts(of: people) {
                 scrubbed += try connection.query("""
-                    update \(identifier: LoggedTable.insertedCopy(of: PersonalColumns.people)) t set \(unescaped: copied.assignments)
+                    update \(identifier: copy) t set \(unescaped: copied.assignments)
                     where t.email in \(unescaped: aliases)
                     """).affectedRows
             }
@@ -214,16 +216,18 @@ public struct PersonalDataEraser {
         return scrubbed
     }
 
-    /// The part of `erasure` that applies to its table's copy of inserted rows: every personal
-    /// column once migrations have run, fewer for a column added outside a migration (its value was
-    /// never copied, so there is nothing to erase); nil when none.
-    private func copyPart(of erasure: PersonalColumns.Erasure) throws -> PersonalColumns.Erasure? {
-        let columns = Set(try connection.query("""
-            select attname from pg_attribute
-            where attrelid = to_regclass(\(LoggedTable.insertedCopy(of: erasure.table))) and attnum > 3 and not attisdropped
-            """).rows.map { try $0.decode(String.self, 0) })
-        let copied = erasure.limited(to: columns)
-        return copied.placeholders.isEmpty ? nil : copied
+    /// Each copy of the table's rows (as inserted, as updated) with the part of `erasure` that applies
+    /// to it: every personal column once migrations have run, fewer for a column added outside a
+    /// migration (its value was never copied, so there is nothing to erase); none when no column does.
+    private func copyParts(of erasure: PersonalColumns.Erasure) throws -> [(copy: String, erasure: PersonalColumns.Erasure)] {
+        try LoggedTable.copies(of: erasure.table).compactMap { copy, metaColumns in
+            let columns = Set(try connection.query("""
+                select attname from pg_attribute
+                where attrelid = to_regclass(\(copy)) and attnum > \(metaColumns) and not attisdropped
+                """).rows.map { try $0.decode(String.self, 0) })
+            let copied = erasure.limited(to: columns)
+            return copied.placeholders.isEmpty ? nil : (copy, copied)
+        }
     }
 
     /// Cancels the person's current ride offers and requests (the kinds whose key names a person and
