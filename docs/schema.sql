@@ -1093,7 +1093,8 @@ CREATE TABLE public.people (
     CONSTRAINT people_school_year_check CHECK (((school_year >= 1) AND (school_year <= 5))),
     CONSTRAINT people_sex_check CHECK ((sex = ANY (ARRAY['male'::text, 'female'::text, 'unknown'::text, 'not-applicable'::text]))),
     CONSTRAINT people_staff_role_check CHECK ((staff_role = ANY (ARRAY['staff'::text, 'intern'::text, 'student'::text])))
-);
+)
+WITH (fillfactor='90');
 
 ALTER TABLE public.people ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME public.people_id_seq

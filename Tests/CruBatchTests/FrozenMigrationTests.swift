@@ -43,6 +43,7 @@ struct FrozenMigrationTests {
         34: "a7883c2007118159e6dd3320346c4e6ef9146894e8b93f24a52b64f9984f9d00",
         35: "05a186d3b53f327bd2ff9a3cecf8fff2c5ae66c1ee41f43ed5f4a9bb62c7d5c4",
         36: "e1bd4ba23caf5432d3f10a43fbdb9569f06fe007f2bc2b240ef59757b068afd6",
+        37: "3cd70dff9ecdf7775783dde51da920460402fff4a127267df5e01b3a4773e9e7",
     ]
 
     @Test("every migration's text is the one pinned for its version, and every version is pinned")

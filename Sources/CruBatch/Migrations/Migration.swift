@@ -23,7 +23,7 @@ public struct Migration: Sendable {
         peopleDuplicates, triggerLookupsRobustToStatistics, membershipChecksPerStatement, pairingChecksPerStatement,
         insertedRowsAsRows, outboxReferencesPerStatement, dedupeKeysInByteOrder, referenceChecksInOnePass,
         newPairingsToldDirectly, outboxIndexesInUse, newMembershipsToldDirectly, sourcesTablesState, peopleMatchEvidence,
-        staffAccounts, phoneCheckWithoutBoundedRepeat, updatedRowsAsRows,
+        staffAccounts, phoneCheckWithoutBoundedRepeat, updatedRowsAsRows, roomForUpdatesInPeople,
     ]
 }
 
