@@ -37,6 +37,8 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
     case usage(String)
     /// A request crubatch will not carry out as it stands, and says why (exit 1).
     case refused(String)
+    /// The database user lacks a right crubatch needs, which an administrator grants (exit 78).
+    case privileges(String)
 
     public var exitStatus: ExitStatus {
         switch self {
@@ -46,6 +48,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
         case .lockHeld: .temporaryFailure
         case .usage: .usage
         case .refused: .rejected
+        case .privileges: .configuration
         }
     }
 
@@ -62,6 +65,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
         case .lockHeld(let what): "\(what) is running in another process; try again later"
         case .usage(let message): message
         case .refused(let reason): reason
+        case .privileges(let reason): reason
         }
     }
 
@@ -77,6 +81,7 @@ public enum CruBatchError: Error, CustomStringConvertible, CommandFailure {
         case .lockHeld: "locked"
         case .usage: "usage"
         case .refused: "refused"
+        case .privileges: "database-privileges"
         }
     }
 }

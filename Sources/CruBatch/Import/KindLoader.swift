@@ -246,7 +246,7 @@ struct KindLoader {
         }
         let matched = try timings.measure("merge: match with the stored rows") {
             for statement in sql.setup { try connection.execute(statement) }
-            let matched = try connection.query(sql.match).affectedRows
+            let matched = try MergeSQL.matchPlanner.apply(on: connection) { try connection.query(sql.match).affectedRows }
             // How few rows changed decides the update's plan: without a sample the planner takes a
             // third of the matched rows to differ and hashes the stage and the table whole.
             try TableStatistics.sample(["merge_matched"], connection: connection)
@@ -267,7 +267,9 @@ struct KindLoader {
             allMatched ? 0 : try connection.query(sql.insert(recording: true)).scalar(Int.self)
         }
         try timings.measure("merge: lists") {
-            for statement in sql.listSync(allMatched ? .matched : .byKey) { try connection.execute(statement) }
+            try MergeSQL.listSyncPlanner.apply(on: connection) {
+                for statement in sql.listSync(allMatched ? .matched : .byKey) { try connection.execute(statement) }
+            }
             if let touch = sql.finishLists.first, let count = sql.finishLists.last {
                 try connection.execute(touch)
                 counts.updated = try connection.query(count).scalar(Int.self)

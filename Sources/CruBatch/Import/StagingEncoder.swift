@@ -8,10 +8,10 @@ struct StagingEncoder {
     let spec: KindSpec
     private let writer = CSVWriter()
 
-    /// `create temp table stage (...)` for the kind's columns.
+    /// `create unlogged table stage (...)` for the kind's columns, in the run's `WorkSchema`.
     var createTable: PostgresQuery {
         let columns = spec.columns.map { column -> SQLFragment in "\(identifier: column.name) \(column.type.stagingSQLType)" }
-        return "create temp table stage (line integer not null, \(unescaped: SQLFragment(joining: columns, separator: ", "))) on commit drop"
+        return "create unlogged table stage (line integer not null, \(unescaped: SQLFragment(joining: columns, separator: ", ")))"
     }
 
     var copySQL: PostgresQuery { "copy stage from stdin (format csv)" }

@@ -117,7 +117,7 @@ extension Placement {
         }
     }
 
-    /// Runs `body` with `rows` (each with its line) in the temp table `stage`, staged by `spec`'s
+    /// Runs `body` with `rows` (each with its line) in the table `stage` of the run's `WorkSchema`, staged by `spec`'s
     /// `StagingEncoder` as `import` stages a file; drops the table after.
     private func staging<T>(_ rows: [(line: Int, cells: [String?])], as spec: KindSpec,
                             _ body: () throws -> T) throws -> T {

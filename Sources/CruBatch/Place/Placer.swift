@@ -79,6 +79,7 @@ public struct Placer {
                             against: "another crubatch place, or an import of students, groups or memberships,"))
         let runID = try run.perform { _ in
             try options.messages.apply(on: connection)
+            let work = try WorkSchema.create(on: connection)
             try placement.load()
             let newest = try placement.newestNotification()
             for entry in try placement.placeAll(contents.answers) {
@@ -91,6 +92,7 @@ public struct Placer {
             if !options.dryRun {
                 try TableStatistics.refresh(["people", "person_ministries", "memberships", "notifications"], connection: connection)
             }
+            try work.drop()
         }.ids[0]
         report.runID = runID
         report.counts.peopleInserted = placement.people[.inserted, default: 0]
