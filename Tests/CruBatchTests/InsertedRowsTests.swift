@@ -120,7 +120,7 @@ struct InsertedRowsTests {
 
         #expect(try database.run(["migrate"]).status == 0)
         for copy in copies(of: "campuses") {
-            #expect(try columns(of: "campuses", copy: copy, on: connection).last == ["motto", "text"], "\(copy.name)")
+            #expect(try columns(of: "campuses", copy: copy, on: connection).last == ["motto", "text"], "\(copy)")
         }
         let second = try insertingRun(on: connection, codes: ["cuesta"])
         #expect(try connection.query("""
@@ -136,17 +136,16 @@ struct InsertedRowsTests {
 
     /// The columns of a table with their types, or of one of its copies (`LoggedTable.copies`) after
     /// the copy's columns of the log's own.
-    private func columns(of table: String, copy: (name: String, metaColumns: Int)? = nil,
-                         on connection: PostgresConnection) throws -> [[String?]] {
-        try connection.query("""
+    private func columns(of table: String, copy: String? = nil, on connection: PostgresConnection) throws -> [[String?]] {
+        let after: SQLFragment = copy.map { "run_copy_meta_columns(\(literal: table), \(literal: $0))" } ?? "0"
+        return try connection.query("""
             select attname, format_type(atttypid, atttypmod) from pg_attribute
-            where attrelid = \(copy?.name ?? table)::regclass
-            and attnum > \(copy?.metaColumns ?? 0) and not attisdropped order by attnum
+            where attrelid = \(copy ?? table)::regclass and attnum > \(unescaped: after) and not attisdropped order by attnum
             """).texts
     }
 
     /// Each copy of `table`'s rows: as inserted, as updated.
-    private func copies(of table: String) -> [(name: String, metaColumns: Int)] {
+    private func copies(of table: String) -> [String] {
         LoggedTable.copies(of: table)
     }
 
@@ -164,8 +163,8 @@ struct InsertedRowsTests {
         _ = try Migrator(connection: connection, migrations: Migration.all + [later]).migrate()
 
         for copy in copies(of: "campuses") + copies(of: "people") {
-            let table = copy.name.hasSuffix("people") ? "people" : "campuses"
-            #expect(try columns(of: table, copy: copy, on: connection) == columns(of: table, on: connection), "\(copy.name)")
+            let table = copy.hasSuffix("people") ? "people" : "campuses"
+            #expect(try columns(of: table, copy: copy, on: connection) == columns(of: table, on: connection), "\(copy)")
         }
         #expect(try database.count("""
             select count(*) from run_changes where run_id = \(before) and operation = 'insert' and after ? 'map_url'
@@ -201,7 +200,7 @@ struct InsertedRowsTests {
         #expect(Set(logged) == Set(LoggedTable.dependencyOrder))
         let view = try #require(try connection.query("select pg_get_viewdef('run_changes')").text)
         for table in logged {
-            for (copy, _) in copies(of: table) {
+            for copy in copies(of: table) {
                 #expect(try connection.query("select to_regclass(\(copy))::text").text == copy)
                 #expect(view.contains(copy), "\(table)")
             }

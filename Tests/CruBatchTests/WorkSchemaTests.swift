@@ -74,6 +74,12 @@ struct WorkSchemaTests {
         #expect(try database.run(["import", "students", good, "--dry-run"]).status == 0)
         #expect(try database.run(["validate", "students", bad]).status == 1)
         #expect(try database.run(["validate", "students", broken]).status == 65)
+        // As spreadsheet programs write them: Excel's CSV in Windows-1252, refused mid-read, then
+        // read with its encoding; a damaged workbook.
+        let excel = TestEnvironment.fixture("excel/windows-1252/students.csv")
+        #expect(try database.run(["import", "students", excel]).status == 65)
+        #expect(try database.run(["import", "students", excel, "--encoding", "windows-1252"]).status == 0)
+        #expect(try database.run(["import", "students", TestEnvironment.fixture("invalid/malformed-workbook/students.xlsx")]).status == 65)
         #expect(try database.run(["place", TestEnvironment.fixture("get-involved/answers-small.csv")]).status <= 1)
         #expect(try database.count("select count(*) from import_runs where kind = 'place' and status = 'succeeded'") == 1)
         #expect(try database.count(Self.workSchemas) == 0)

@@ -76,10 +76,10 @@ public struct Placer {
         let run = WriterRun(
             connection: connection, kind: .place, file: displayName, dryRun: options.dryRun,
             locks: .writers([.students, .groups, .memberships],
-                            against: "another crubatch place, or an import of students, groups or memberships,"))
+                            against: "another crubatch place, or an import of students, groups or memberships,"),
+            stages: true)
         let runID = try run.perform { _ in
             try options.messages.apply(on: connection)
-            let work = try WorkSchema.create(on: connection)
             try placement.load()
             let newest = try placement.newestNotification()
             for entry in try placement.placeAll(contents.answers) {
@@ -92,7 +92,6 @@ public struct Placer {
             if !options.dryRun {
                 try TableStatistics.refresh(["people", "person_ministries", "memberships", "notifications"], connection: connection)
             }
-            try work.drop()
         }.ids[0]
         report.runID = runID
         report.counts.peopleInserted = placement.people[.inserted, default: 0]

@@ -58,10 +58,10 @@ struct LoggedTable {
         "run_updated_" + table
     }
 
-    /// The copies of `table`'s rows the log keeps, each with the number of the log's own columns it
-    /// starts with.
-    static func copies(of table: String) -> [(name: String, metaColumns: Int)] {
-        [(insertedCopy(of: table), 3), (updatedCopy(of: table), 4)]
+    /// The copies of `table`'s rows the log keeps: as inserted, as updated. The database's
+    /// `run_copy_meta_columns(table, copy)` says how many columns of the log's own each starts with.
+    static func copies(of table: String) -> [String] {
+        [insertedCopy(of: table), updatedCopy(of: table)]
     }
 
     /// SQL: a row's primary key as jsonb, taken from the image `image` (`{"id": 12}`).

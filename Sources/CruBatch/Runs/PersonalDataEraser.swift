@@ -191,7 +191,7 @@ public struct PersonalDataEraser {
             update run_images c set before = c.before || \(unescaped: aliasImage), after = c.after || \(unescaped: aliasImage)
             where c.table_name = 'person_aliases' and coalesce(c.after, c.before)->>'email' in \(unescaped: aliases)
             """).affectedRows
-        for (copy, _) in LoggedTable.copies(of: "person_aliases") {
+        for copy in LoggedTable.copies(of: "person_aliases") {
             scrubbed += try connection.query("""
                 update \(identifier: copy) c set email = 'forgotten-alias-' || c.id || '@invalid'
                 where c.email in \(unescaped: aliases)
@@ -220,12 +220,17 @@ public struct PersonalDataEraser {
     /// to it: every personal column once migrations have run, fewer for a column added outside a
     /// migration (its value was never copied, so there is nothing to erase); none when no column does.
     private func copyParts(of erasure: PersonalColumns.Erasure) throws -> [(copy: String, erasure: PersonalColumns.Erasure)] {
-        try LoggedTable.copies(of: erasure.table).compactMap { copy, metaColumns in
-            let columns = Set(try connection.query("""
-                select attname from pg_attribute
-                where attrelid = to_regclass(\(copy)) and attnum > \(metaColumns) and not attisdropped
-                """).rows.map { try $0.decode(String.self, 0) })
-            let copied = erasure.limited(to: columns)
+        let copies = LoggedTable.copies(of: erasure.table)
+        var columns: [String: Set<String>] = [:]
+        for row in try connection.query("""
+            select c.copy, a.attname::text from unnest(\(copies)::text[]) c(copy)
+            join pg_attribute a on a.attrelid = to_regclass(c.copy)
+            and a.attnum > run_copy_meta_columns(\(erasure.table), c.copy) and not a.attisdropped
+            """).rows {
+            columns[try row.decode(String.self, 0), default: []].insert(try row.decode(String.self, 1))
+        }
+        return copies.compactMap { copy in
+            let copied = erasure.limited(to: columns[copy] ?? [])
             return copied.placeholders.isEmpty ? nil : (copy, copied)
         }
     }

@@ -4,7 +4,8 @@ import PostgresClient
 /// it records its runs in `import_runs` (`RunLog.start`), begins the transaction, takes the writer
 /// locks, names the run in `crubatch.run_id` for the change-log triggers, does the command's work,
 /// and commits it, or rolls it back when the work says so (a dry run). When anything throws it rolls
-/// back, records the runs as failed and throws again. How a run that did not throw ended (its
+/// back, records the runs as failed and throws again. A run that stages files (import, place) works
+/// in a `WorkSchema` of its own, dropped before the commit. How a run that did not throw ended (its
 /// status and counts) is the command's to record (`log.finish`).
 struct WriterRun {
     /// The advisory locks a run holds while it writes.
@@ -56,15 +57,18 @@ struct WriterRun {
     let entries: [(kind: RunKind, file: String)]
     let dryRun: Bool
     let locks: Locks
+    /// Whether the work gets a `WorkSchema` for its stage and the merge's tables.
+    let stages: Bool
 
     init(connection: PostgresConnection, entries: [(kind: RunKind, file: String)], dryRun: Bool = false,
-         locks: Locks) {
-        (self.connection, self.entries, self.dryRun, self.locks) = (connection, entries, dryRun, locks)
+         locks: Locks, stages: Bool = false) {
+        (self.connection, self.entries, self.dryRun, self.locks, self.stages) = (connection, entries, dryRun, locks, stages)
     }
 
     /// A run recorded as one `import_runs` row.
-    init(connection: PostgresConnection, kind: RunKind, file: String, dryRun: Bool = false, locks: Locks) {
-        self.init(connection: connection, entries: [(kind, file)], dryRun: dryRun, locks: locks)
+    init(connection: PostgresConnection, kind: RunKind, file: String, dryRun: Bool = false, locks: Locks,
+         stages: Bool = false) {
+        self.init(connection: connection, entries: [(kind, file)], dryRun: dryRun, locks: locks, stages: stages)
     }
 
     /// The `RunLog` that records the run's rows.
@@ -88,7 +92,11 @@ struct WriterRun {
             try connection.execute("begin")
             if case .writers(let kinds, let who) = locks { try WriterLocks.hold(kinds, on: connection, against: who) }
             if let first = entries.first, first.kind.logsChanges { try scope.record(0) }
+            let workSchema = stages ? try WorkSchema.create(on: connection) : nil
             result = try work(scope)
+            // A rollback takes the work schema with it, also when a failed statement of the work
+            // aborted the transaction (which then takes no drop).
+            if scope.commits { try workSchema?.drop() }
             try connection.execute(scope.commits ? "commit" : "rollback")
         } catch {
             try? connection.execute("rollback")
